@@ -3,6 +3,9 @@ import { defineConfig } from 'vitest/config';
 // Two cores: test files run one at a time in one fork, so anvil chains, Postgres and the servers the
 // suites start never compete for the CPU with each other.
 export default defineConfig({
+  // Node resolves `graphql` (no exports map) to its CommonJS entry for the externalised libraries
+  // (Pothos, yoga); vite would pick index.mjs for our files: two copies. Pin ours to Node's choice.
+  resolve: { alias: [{ find: /^graphql$/, replacement: 'graphql/index.js' }] },
   test: {
     include: ['test/**/*.test.ts'],
     pool: 'forks',

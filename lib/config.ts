@@ -58,6 +58,8 @@ const envSchema = z.object({
   INTERNAL_TOKEN: z.string().min(16).optional(),
   DATABASE_URL: z.string().url().optional(),
   REDIS_URL: z.string().url().optional(),
+  /** Prefix of every Redis key, so deployments (and test runs) can share one Redis. */
+  REDIS_PREFIX: z.string().max(64).default('gw:'),
   DOCS_URL: z.string().url().optional(),
   TRUST_PROXY: boolish.optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -90,6 +92,7 @@ export interface Config {
   internalTokenGenerated: boolean;
   databaseUrl: string | undefined;
   redisUrl: string | undefined;
+  redisPrefix: string;
   docsUrl: string;
   trustProxy: boolean;
   logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
@@ -149,6 +152,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     internalTokenGenerated: e.INTERNAL_TOKEN === undefined,
     databaseUrl: e.DATABASE_URL,
     redisUrl: e.REDIS_URL,
+    redisPrefix: e.REDIS_PREFIX,
     docsUrl: (e.DOCS_URL ?? `${publicUrl}/docs`).replace(/\/+$/, ''),
     trustProxy: e.TRUST_PROXY ?? false,
     logLevel: e.LOG_LEVEL,
@@ -178,4 +182,16 @@ export function readChainsFile(path: string): ChainConfig[] {
     throw new Error(`invalid chains file ${path}: ${detail}`);
   }
   return parsed.data.chains;
+}
+
+/**
+ * With PORT=0 the port is known only once listening: the defaults derived from it (PUBLIC_URL,
+ * DOCS_URL) are computed again from the real port. Explicit values stay as given.
+ */
+export function withListenPort(config: Config, port: number): Config {
+  if (config.port !== 0) return config;
+  const placeholder = `http://${config.host}:0`;
+  const publicUrl = config.publicUrl === placeholder ? `http://${config.host}:${port}` : config.publicUrl;
+  const docsUrl = config.docsUrl === `${placeholder}/docs` ? `${publicUrl}/docs` : config.docsUrl;
+  return { ...config, port, publicUrl, docsUrl };
 }

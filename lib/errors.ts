@@ -73,6 +73,7 @@ export function isApiError(value: unknown): value is ApiError {
 
 /** The extensions an ApiError carries through GraphQL, and how to read them back. */
 export interface ApiErrorExtensions {
+  [key: string]: unknown;
   code: ErrorCode;
   http: { status: number };
   retryable: boolean;

@@ -1,0 +1,16 @@
+import type { Redis } from 'ioredis';
+import type { ChainClients } from '../chain/clients.js';
+import type { ChainRegistry } from '../chain/registry.js';
+import type { Db } from '../store/db.js';
+import type { Config } from './config.js';
+import type { Logger } from './logger.js';
+
+/** What the resolvers and the REST layer share for the life of the process. */
+export interface Services {
+  config: Config;
+  logger: Logger;
+  db: Db;
+  redis: Redis | undefined;
+  registry: ChainRegistry;
+  clients: ChainClients;
+}

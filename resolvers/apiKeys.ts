@@ -1,0 +1,122 @@
+import { createHash, randomInt, timingSafeEqual } from 'node:crypto';
+import { ApiError } from '../lib/errors.js';
+import type { Db } from '../store/db.js';
+import { type ApiKeyRow, findApiKey, insertApiKey, listApiKeys, revokeApiKey } from '../store/apiKeys.js';
+
+export type KeyEnvironment = 'test' | 'live';
+
+export interface AuthenticatedKey {
+  keyId: string;
+  environment: KeyEnvironment;
+  scopes: string[];
+  origins: string[] | null;
+  prepareLimitPerMinute: number;
+}
+
+export interface CreateKeyInput {
+  environment: KeyEnvironment;
+  scopes?: string[] | null;
+  origins?: string[] | null;
+  label?: string | null;
+  prepareLimitPerMinute?: number | null;
+}
+
+export interface CreatedKey {
+  key: string;
+  keyId: string;
+  environment: KeyEnvironment;
+  scopes: string[];
+}
+
+export const KNOWN_SCOPES = ['prepare'] as const;
+export const DEFAULT_PREPARE_LIMIT = 6;
+const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+const KEY_PATTERN = /^svc_(live|test)_([A-Za-z0-9]{8,32})_([A-Za-z0-9]{24,128})$/;
+/** One message for every cause, so that a 401 never tells which check failed (SPEC §5.6). */
+export const UNAUTHORIZED_MESSAGE = 'A valid API key is required: Authorization: Bearer <API_KEY>.';
+
+function randomAlphanumeric(length: number): string {
+  let out = '';
+  for (let i = 0; i < length; i++) out += ALPHABET[randomInt(ALPHABET.length)];
+  return out;
+}
+
+function hashSecret(secret: string): Buffer {
+  return createHash('sha256').update(secret).digest();
+}
+
+function normaliseOrigin(origin: string, index: number): string {
+  try {
+    const url = new URL(origin);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('scheme');
+    return url.origin;
+  } catch {
+    throw ApiError.invalid(`input.origins[${index}]`, `"${origin}" is not an http(s) origin.`);
+  }
+}
+
+export async function createKey(db: Db, input: CreateKeyInput): Promise<CreatedKey> {
+  const scopes = [...new Set(input.scopes ?? ['prepare'])];
+  for (const [i, scope] of scopes.entries()) {
+    if (!(KNOWN_SCOPES as readonly string[]).includes(scope)) {
+      throw ApiError.invalid(`input.scopes[${i}]`, `Unknown scope "${scope}"; known: ${KNOWN_SCOPES.join(', ')}.`);
+    }
+  }
+  const origins = input.origins ? input.origins.map(normaliseOrigin) : null;
+  const limit = input.prepareLimitPerMinute ?? DEFAULT_PREPARE_LIMIT;
+  if (!Number.isInteger(limit) || limit < 1 || limit > 100_000) {
+    throw ApiError.invalid('input.prepareLimitPerMinute', 'prepareLimitPerMinute must be 1..100000.');
+  }
+  if (input.label && input.label.length > 200) throw ApiError.invalid('input.label', 'label is at most 200 characters.');
+  const keyId = randomAlphanumeric(12);
+  const secret = randomAlphanumeric(32);
+  await insertApiKey(db, {
+    key_id: keyId,
+    environment: input.environment,
+    secret_hash: hashSecret(secret),
+    scopes,
+    origins,
+    label: input.label ?? null,
+    prepare_limit_per_minute: limit,
+  });
+  return { key: `svc_${input.environment}_${keyId}_${secret}`, keyId, environment: input.environment, scopes };
+}
+
+export const revokeKey = (db: Db, keyId: string): Promise<boolean> => revokeApiKey(db, keyId);
+
+export const listKeys = (db: Db): Promise<ApiKeyRow[]> => listApiKeys(db);
+
+const DUMMY_HASH = hashSecret('not-a-secret-but-the-same-amount-of-work');
+
+/**
+ * Resolves `Authorization: Bearer <key>` to a key. Missing, malformed, unknown, revoked and
+ * wrong-secret keys all end in the same UNAUTHORIZED error.
+ */
+export async function authenticate(db: Db, authorization: string | undefined): Promise<AuthenticatedKey> {
+  const unauthorized = new ApiError('UNAUTHORIZED', UNAUTHORIZED_MESSAGE);
+  const match = /^Bearer ([^\s]+)$/.exec(authorization ?? '');
+  const parts = match?.[1] ? KEY_PATTERN.exec(match[1]) : null;
+  if (!parts) throw unauthorized;
+  const [, environment, keyId, secret] = parts as unknown as [string, KeyEnvironment, string, string];
+  const row = await findApiKey(db, keyId);
+  const expected = row?.secret_hash ?? DUMMY_HASH;
+  const matches = timingSafeEqual(hashSecret(secret), expected);
+  if (!row || !matches || row.revoked_at !== null || row.environment !== environment) throw unauthorized;
+  return {
+    keyId: row.key_id,
+    environment: row.environment,
+    scopes: row.scopes,
+    origins: row.origins,
+    prepareLimitPerMinute: row.prepare_limit_per_minute,
+  };
+}
+
+/** 403 when the key lacks the scope or the request's Origin is not one the key allows. */
+export function authorize(key: AuthenticatedKey, scope: string | null, origin: string | undefined): void {
+  if (scope && !key.scopes.includes(scope)) {
+    throw new ApiError('FORBIDDEN', `This key does not have the "${scope}" scope.`);
+  }
+  if (key.origins && origin !== undefined && !key.origins.includes(origin)) {
+    throw new ApiError('FORBIDDEN', 'Requests from this Origin are not allowed for this key.');
+  }
+}

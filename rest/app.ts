@@ -1,0 +1,163 @@
+import express, { type ErrorRequestHandler, type NextFunction, type Request, type Response } from 'express';
+import type { GraphQLSchema } from 'graphql';
+import { ApiError, isApiError } from '../lib/errors.js';
+import type { Services } from '../lib/services.js';
+import { type AuthenticatedKey, authenticate, authorize } from '../resolvers/apiKeys.js';
+import { createContext } from '../schema/context.js';
+import { storeError } from '../store/db.js';
+import { BUCKET_LIMITS } from './buckets.js';
+import { clientId, onlyMethods, type RateLimitOptions, rateLimit, requestId } from './conventions.js';
+import { sendError, sendJson } from './envelope.js';
+import { PersistedOperations } from './execute.js';
+import { createGraphqlServer, internalAuth } from './graphql.js';
+import { healthRoutes, type ReadinessCheck } from './health.js';
+import type { RateLimits } from './rateLimit.js';
+import type { RestRoute } from './route.js';
+
+export interface AppOptions {
+  services: Services;
+  schema: GraphQLSchema;
+  limits: RateLimits;
+  routes: RestRoute[];
+  readiness: ReadinessCheck[];
+  /** Extra mounts outside the buckets (the operator page, the docs). */
+  mount?: (app: express.Express) => void;
+}
+
+export function createApp(options: AppOptions): express.Express {
+  const { services, schema, limits, routes } = options;
+  const { config, logger } = services;
+  const docsUrl = config.docsUrl;
+  const operations = new PersistedOperations(schema);
+  const limitOptions = { limits, trustProxy: config.trustProxy };
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('query parser', 'extended');
+  app.use(requestId);
+
+  healthRoutes(app, services, options.readiness);
+
+  const yoga = createGraphqlServer(services, schema);
+  // yoga is a (req, res) listener; its typings do not name express's handler type.
+  app.use('/graphql', internalAuth(services), yoga as unknown as express.RequestHandler);
+
+  const jsonBody = express.json({ limit: config.bodyLimitBytes, strict: true, type: () => true });
+  const requireJson = (req: Request, _res: Response, next: NextFunction) => {
+    const type = req.headers['content-type'] ?? '';
+    if (!/^application\/(?:[\w.+-]+\+)?json\b/i.test(type)) {
+      return next(new ApiError('BAD_REQUEST', 'The body must be JSON with Content-Type: application/json.'));
+    }
+    next();
+  };
+
+  // Group routes by path: one bucket per path, the methods it serves, 405 for the rest.
+  const byPath = new Map<string, RestRoute[]>();
+  for (const route of routes) byPath.set(route.path, [...(byPath.get(route.path) ?? []), route]);
+
+  for (const [path, pathRoutes] of byPath) {
+    const first = pathRoutes[0]!;
+    const methods = pathRoutes.map((r) => r.method);
+    const guard = first.auth
+      ? keyGuard(services, limitOptions, pathRoutes)
+      : [rateLimit(first.bucket, limitOptions), onlyMethods(methods)];
+    app.all(path, ...guard, (req, res, next) => {
+      const route = pathRoutes.find((r) => r.method === req.method || (r.method === 'GET' && req.method === 'HEAD'))!;
+      const run = () => {
+        const apiKey = (res.locals.apiKey as AuthenticatedKey | undefined) ?? null;
+        const id = String(res.locals.requestId);
+        route
+          .handle({
+            req,
+            res,
+            services,
+            requestId: id,
+            operations,
+            apiKey,
+            graphql: (extra) => createContext(services, id, { apiKey, ...extra }),
+          })
+          .then((result) => {
+            for (const [name, value] of Object.entries(result.headers ?? {})) res.setHeader(name, value);
+            sendJson(res, result.status ?? 200, result.body);
+          }, next);
+      };
+      if (!route.body) return run();
+      requireJson(req, res, (err?: unknown) => {
+        if (err) return next(err);
+        jsonBody(req, res, (parseErr?: unknown) => (parseErr ? next(parseErr) : run()));
+      });
+    });
+  }
+
+  options.mount?.(app);
+
+  app.use(rateLimit('other', limitOptions), (req, _res, next) => {
+    next(new ApiError('NOT_FOUND', `No endpoint at ${req.method} ${req.path}.`));
+  });
+
+  const onError: ErrorRequestHandler = (error, req, res, _next) => {
+    const apiError = toApiError(error);
+    if (apiError.code === 'INTERNAL') {
+      logger.error({ err: error, requestId: res.locals.requestId, path: req.path }, 'unexpected fault');
+    } else if (apiError.status >= 500) {
+      logger.warn({ err: error, requestId: res.locals.requestId, path: req.path }, 'upstream failure');
+    }
+    if (res.headersSent) return res.end();
+    sendError(res, apiError, docsUrl);
+  };
+  app.use(onError);
+  return app;
+}
+
+/** body-parser, store and unexpected errors all become the one envelope. */
+function toApiError(error: unknown): ApiError {
+  if (isApiError(error)) return error;
+  const type = (error as { type?: unknown } | null)?.type;
+  if (type === 'entity.parse.failed') return new ApiError('BAD_REQUEST', 'The body is not valid JSON.');
+  if (type === 'entity.too.large') return new ApiError('BAD_REQUEST', 'The body is larger than the service accepts.');
+  if (typeof type === 'string' && /encoding|charset|request\.aborted|stream/.test(type)) {
+    return new ApiError('BAD_REQUEST', 'The body could not be read.');
+  }
+  const mapped = storeError(error);
+  if (isApiError(mapped)) return mapped;
+  return new ApiError('INTERNAL', 'An unexpected error occurred; it has been logged.');
+}
+
+/**
+ * Key-protected paths: the bucket counts per key at the key's agreed limit once the key is known, and
+ * per client before that, so a 401 or 405 carries the headers too. Then method, key, scope and origin.
+ */
+function keyGuard(services: Services, limitOptions: RateLimitOptions, pathRoutes: RestRoute[]) {
+  const bucket = pathRoutes[0]!.bucket;
+  const scopes = new Map<string, string | null>(pathRoutes.map((r) => [r.method, r.auth?.scope ?? null]));
+  return [
+    (req: Request, res: Response, next: NextFunction) => {
+      authenticate(services.db, req.headers.authorization).then(
+        (key) => {
+          res.locals.apiKey = key;
+          next();
+        },
+        (error: unknown) => {
+          if (!isApiError(error) || error.code !== 'UNAUTHORIZED') return next(error);
+          res.locals.authError = error;
+          next();
+        },
+      );
+    },
+    rateLimit(bucket, limitOptions, (req, res) => {
+      const key = res.locals.apiKey as AuthenticatedKey | undefined;
+      if (!key) return { id: `ip:${clientId(req, limitOptions.trustProxy)}`, limit: BUCKET_LIMITS[bucket] };
+      return { id: `key:${key.keyId}`, limit: bucket === 'prepare' ? key.prepareLimitPerMinute : BUCKET_LIMITS[bucket] };
+    }),
+    onlyMethods([...scopes.keys()]),
+    (req: Request, res: Response, next: NextFunction) => {
+      if (res.locals.authError) return next(res.locals.authError);
+      try {
+        authorize(res.locals.apiKey as AuthenticatedKey, scopes.get(req.method) ?? null, req.headers.origin);
+        next();
+      } catch (error) {
+        next(error);
+      }
+    },
+  ];
+}

@@ -1,0 +1,25 @@
+/** Rate-limit buckets of SPEC §8: fixed 60 s windows. */
+export const WINDOW_SECONDS = 60;
+
+export const BUCKET_LIMITS = {
+  stats: 120,
+  badge: 120,
+  chains: 60,
+  quote: 60,
+  'strategy-detail': 60,
+  strategies: 20,
+  pilot: 30,
+  balances: 30,
+  /** POST /v1/positions: per key, at the key's agreed limit; this is the default. */
+  prepare: 6,
+  /** GET /v1/positions/{id}: per key. SPEC §8 lists no bucket for it; reads of one's own positions. */
+  positions: 60,
+  /** Paths that are not endpoints (404s): per client, so scanning is throttled too. */
+  other: 120,
+} as const;
+
+export type Bucket = keyof typeof BUCKET_LIMITS;
+
+export function policyHeader(bucket: Bucket, limit: number): string {
+  return `${bucket};w=${WINDOW_SECONDS};limit=${limit}`;
+}

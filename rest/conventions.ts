@@ -1,0 +1,69 @@
+import { randomUUID } from 'node:crypto';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { ApiError } from '../lib/errors.js';
+import { BUCKET_LIMITS, type Bucket, policyHeader } from './buckets.js';
+import type { RateLimits } from './rateLimit.js';
+
+/** X-Request-Id on every response: a fresh id per request, echoed in meta and error bodies. */
+export const requestId: RequestHandler = (_req, res, next) => {
+  const id = randomUUID();
+  res.locals.requestId = id;
+  res.setHeader('X-Request-Id', id);
+  next();
+};
+
+/** Who a read bucket counts: the peer address, or the first X-Forwarded-For hop behind a trusted proxy. */
+export function clientId(req: Request, trustProxy: boolean): string {
+  if (trustProxy) {
+    const forwarded = req.headers['x-forwarded-for'];
+    const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0]?.trim();
+    if (first) return first;
+  }
+  return req.socket.remoteAddress ?? 'unknown';
+}
+
+export interface RateLimitOptions {
+  limits: RateLimits;
+  trustProxy: boolean;
+}
+
+/**
+ * Counts the request against its bucket and sets the four RateLimit-* headers before anything can
+ * fail, so that success and failure both carry them. `subject` picks the counter: the client by
+ * default, the API key for per-key buckets.
+ */
+export function rateLimit(
+  bucket: Bucket,
+  options: RateLimitOptions,
+  subject?: (req: Request, res: Response) => { id: string; limit: number },
+): RequestHandler {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const who = subject?.(req, res) ?? { id: clientId(req, options.trustProxy), limit: BUCKET_LIMITS[bucket] };
+    options.limits.take(bucket, who.id, who.limit).then(
+      (decision) => {
+        res.setHeader('RateLimit-Limit', String(decision.limit));
+        res.setHeader('RateLimit-Remaining', String(decision.remaining));
+        res.setHeader('RateLimit-Reset', String(decision.resetSeconds));
+        res.setHeader('RateLimit-Policy', policyHeader(bucket, decision.limit));
+        if (decision.allowed) return next();
+        next(
+          new ApiError('RATE_LIMITED', `Rate limit of the ${bucket} bucket reached; retry after the window resets.`, {
+            retryAfter: decision.resetSeconds,
+          }),
+        );
+      },
+      (error: unknown) => next(error),
+    );
+  };
+}
+
+/** Answers 405 for a method the path does not serve; runs after the bucket so the headers are set. */
+export function onlyMethods(methods: string[]): RequestHandler {
+  const allowed = new Set(methods.flatMap((m) => (m === 'GET' ? ['GET', 'HEAD'] : [m])));
+  const allow = [...allowed].join(', ');
+  return (req, res, next) => {
+    if (allowed.has(req.method)) return next();
+    res.locals.allow = allow;
+    next(new ApiError('METHOD_NOT_ALLOWED', `${req.method} is not allowed here; use ${methods.join(' or ')}.`));
+  };
+}

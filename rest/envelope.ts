@@ -1,0 +1,44 @@
+import type { Response } from 'express';
+import { ApiError, type ErrorCode } from '../lib/errors.js';
+
+export interface ErrorEnvelope {
+  error: {
+    code: ErrorCode;
+    message: string;
+    requestId: string;
+    retryable: boolean;
+    documentation: string;
+    parameter?: string;
+    issues?: ApiError['issues'];
+  };
+}
+
+export function errorEnvelope(error: ApiError, requestId: string, docsUrl: string): ErrorEnvelope {
+  return {
+    error: {
+      code: error.code,
+      message: error.message,
+      requestId,
+      retryable: error.retryable,
+      documentation: `${docsUrl}/errors/${error.code}`,
+      ...(error.parameter === undefined ? {} : { parameter: error.parameter }),
+      ...(error.issues === undefined ? {} : { issues: error.issues }),
+    },
+  };
+}
+
+/** Writes a JSON body without express's etag and content negotiation: the hot paths pay for nothing else. */
+export function sendJson(res: Response, status: number, body: unknown): void {
+  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  res.statusCode = status;
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(text));
+  res.end(text);
+}
+
+export function sendError(res: Response, error: ApiError, docsUrl: string): void {
+  const requestId = String(res.locals.requestId ?? '');
+  if (error.retryAfter !== undefined) res.setHeader('Retry-After', String(error.retryAfter));
+  if (error.code === 'METHOD_NOT_ALLOWED' && res.locals.allow) res.setHeader('Allow', String(res.locals.allow));
+  sendJson(res, error.status, errorEnvelope(error, requestId, docsUrl));
+}

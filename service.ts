@@ -1,0 +1,114 @@
+import { createServer, type Server } from 'node:http';
+import { Redis } from 'ioredis';
+import { createChainClients } from './chain/clients.js';
+import { ChainRegistry, loadChains } from './chain/registry.js';
+import type { Devnet } from './devnet/devnet.js';
+import { spawnDevnet } from './devnet/process.js';
+import { type ChainConfig, type Config, withListenPort } from './lib/config.js';
+import { createLogger, type Logger } from './lib/logger.js';
+import type { Services } from './lib/services.js';
+import { createApp } from './rest/app.js';
+import { RateLimits } from './rest/rateLimit.js';
+import type { RestRoute } from './rest/route.js';
+import { routes } from './rest/routes/index.js';
+import { schema } from './schema/index.js';
+import { createDb } from './store/db.js';
+import { startEmbeddedPostgres } from './store/embedded.js';
+import { migrate } from './store/migrate.js';
+
+export interface ServiceOptions {
+  /** Chains to use instead of CHAINS_FILE or a devnet of the service's own (tests share one devnet). */
+  chains?: ChainConfig[];
+  logger?: Logger;
+  /** Routes mounted beside the documented ones (the conventions bench, tests of the middleware). */
+  extraRoutes?: RestRoute[];
+}
+
+export interface RunningService {
+  url: string;
+  server: Server;
+  services: Services;
+  stop(): Promise<void>;
+}
+
+/**
+ * The composition root: store (configured or embedded), Redis (optional), chains (configured or a
+ * devnet program of its own), then the HTTP app. Everything it starts, `stop()` stops, in reverse.
+ */
+export async function startService(config: Config, options: ServiceOptions = {}): Promise<RunningService> {
+  const logger = options.logger ?? createLogger(config.logLevel);
+  const stops: Array<() => Promise<unknown>> = [];
+  const stopAll = async () => {
+    for (const stop of stops.reverse()) await stop().catch((err: unknown) => logger.warn({ err }, 'stop failed'));
+  };
+  try {
+    let databaseUrl = config.databaseUrl;
+    if (!databaseUrl) {
+      const embedded = await startEmbeddedPostgres({ dataDir: config.dataDir, logger });
+      stops.push(() => embedded.stop());
+      databaseUrl = embedded.url;
+    }
+    const db = createDb(databaseUrl);
+    stops.push(() => db.end());
+    await migrate(db);
+
+    let redis: Redis | undefined;
+    if (config.redisUrl) {
+      // Fail fast instead of queueing while Redis is away: callers fall back (rate limits) or report.
+      redis = new Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, enableAutoPipelining: true });
+      redis.on('error', (err) => logger.debug({ err: err.message }, 'redis error'));
+      const client = redis;
+      stops.push(async () => client.disconnect());
+    }
+
+    let registry: ChainRegistry;
+    if (options.chains) {
+      registry = new ChainRegistry(options.chains);
+    } else if (config.chainsFile) {
+      registry = loadChains(config);
+    } else {
+      const devnet: Devnet = await spawnDevnet({
+        basePort: config.devnetPort,
+        dataDir: config.dataDir,
+        activityMs: config.devnetActivityMs,
+        logLevel: config.logLevel === 'info' ? 'warn' : config.logLevel,
+      });
+      stops.push(() => devnet.stop());
+      registry = loadChains(config, devnet.chains);
+    }
+    const clients = createChainClients(registry, { rpcTimeoutMs: config.rpcTimeoutMs });
+    // Listen first: with PORT=0 the URLs derived from the port are known only then.
+    const server = createServer();
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.port, config.host, () => resolve());
+    });
+    stops.push(
+      () =>
+        new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeAllConnections();
+        }),
+    );
+    const address = server.address();
+    const listenConfig = withListenPort(config, typeof address === 'object' && address ? address.port : config.port);
+    const services: Services = { config: listenConfig, logger, db, redis, registry, clients };
+    const app = createApp({
+      services,
+      schema,
+      limits: new RateLimits(redis, config.redisPrefix),
+      routes: [...routes, ...(options.extraRoutes ?? [])],
+      readiness: [],
+    });
+    server.on('request', app);
+    // Slow clients cannot hold a socket: bounded headers, request and idle keep-alive times.
+    server.requestTimeout = config.requestTimeoutMs;
+    server.headersTimeout = Math.min(config.requestTimeoutMs, 10_000);
+    server.keepAliveTimeout = 5_000;
+    const url = `http://${config.host}:${listenConfig.port}`;
+    return { url, server, services, stop: stopAll };
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+}

