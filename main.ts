@@ -5,10 +5,15 @@ import { startService } from './service.js';
 const config = loadConfig();
 const logger = createLogger(config.logLevel);
 const service = await startService(config, { logger });
-logger.info({ url: service.url, chains: service.services.registry.list().map((c) => c.key) }, 'gateway ready');
+logger.info(
+  { url: service.url, chains: service.services.registry.list().map((c) => c.key) },
+  'gateway ready',
+);
 if (config.internalTokenGenerated) {
   // Printed once, on stdout only: the operator needs it for /graphql and it is never logged.
-  process.stdout.write(`INTERNAL_TOKEN (generated for this run; set INTERNAL_TOKEN to fix it): ${config.internalToken}\n`);
+  process.stdout.write(
+    `INTERNAL_TOKEN (generated for this run; set INTERNAL_TOKEN to fix it): ${config.internalToken}\n`,
+  );
 }
 
 let stopping = false;

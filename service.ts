@@ -39,7 +39,8 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const logger = options.logger ?? createLogger(config.logLevel);
   const stops: Array<() => Promise<unknown>> = [];
   const stopAll = async () => {
-    for (const stop of stops.reverse()) await stop().catch((err: unknown) => logger.warn({ err }, 'stop failed'));
+    for (const stop of stops.reverse())
+      await stop().catch((err: unknown) => logger.warn({ err }, 'stop failed'));
   };
   try {
     let databaseUrl = config.databaseUrl;
@@ -55,7 +56,11 @@ export async function startService(config: Config, options: ServiceOptions = {})
     let redis: Redis | undefined;
     if (config.redisUrl) {
       // Fail fast instead of queueing while Redis is away: callers fall back (rate limits) or report.
-      redis = new Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, enableAutoPipelining: true });
+      redis = new Redis(config.redisUrl, {
+        enableOfflineQueue: false,
+        maxRetriesPerRequest: 1,
+        enableAutoPipelining: true,
+      });
       redis.on('error', (err) => logger.debug({ err: err.message }, 'redis error'));
       const client = redis;
       stops.push(async () => client.disconnect());
@@ -91,7 +96,10 @@ export async function startService(config: Config, options: ServiceOptions = {})
         }),
     );
     const address = server.address();
-    const listenConfig = withListenPort(config, typeof address === 'object' && address ? address.port : config.port);
+    const listenConfig = withListenPort(
+      config,
+      typeof address === 'object' && address ? address.port : config.port,
+    );
     const services: Services = { config: listenConfig, logger, db, redis, registry, clients };
     const app = createApp({
       services,

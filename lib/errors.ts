@@ -91,7 +91,10 @@ export function toExtensions(error: ApiError): ApiErrorExtensions {
   };
 }
 
-export function fromExtensions(message: string, extensions: Record<string, unknown> | undefined): ApiError | null {
+export function fromExtensions(
+  message: string,
+  extensions: Record<string, unknown> | undefined,
+): ApiError | null {
   const code = extensions?.code;
   if (typeof code !== 'string' || !(code in ERROR_CODES)) return null;
   const options: ApiErrorOptions = {};

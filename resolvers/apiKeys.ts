@@ -1,7 +1,7 @@
 import { createHash, randomInt, timingSafeEqual } from 'node:crypto';
 import { ApiError } from '../lib/errors.js';
-import type { Db } from '../store/db.js';
 import { type ApiKeyRow, findApiKey, insertApiKey, listApiKeys, revokeApiKey } from '../store/apiKeys.js';
+import type { Db } from '../store/db.js';
 
 export type KeyEnvironment = 'test' | 'live';
 
@@ -59,7 +59,10 @@ export async function createKey(db: Db, input: CreateKeyInput): Promise<CreatedK
   const scopes = [...new Set(input.scopes ?? ['prepare'])];
   for (const [i, scope] of scopes.entries()) {
     if (!(KNOWN_SCOPES as readonly string[]).includes(scope)) {
-      throw ApiError.invalid(`input.scopes[${i}]`, `Unknown scope "${scope}"; known: ${KNOWN_SCOPES.join(', ')}.`);
+      throw ApiError.invalid(
+        `input.scopes[${i}]`,
+        `Unknown scope "${scope}"; known: ${KNOWN_SCOPES.join(', ')}.`,
+      );
     }
   }
   const origins = input.origins ? input.origins.map(normaliseOrigin) : null;
@@ -67,7 +70,8 @@ export async function createKey(db: Db, input: CreateKeyInput): Promise<CreatedK
   if (!Number.isInteger(limit) || limit < 1 || limit > 100_000) {
     throw ApiError.invalid('input.prepareLimitPerMinute', 'prepareLimitPerMinute must be 1..100000.');
   }
-  if (input.label && input.label.length > 200) throw ApiError.invalid('input.label', 'label is at most 200 characters.');
+  if (input.label && input.label.length > 200)
+    throw ApiError.invalid('input.label', 'label is at most 200 characters.');
   const keyId = randomAlphanumeric(12);
   const secret = randomAlphanumeric(32);
   await insertApiKey(db, {
@@ -79,7 +83,12 @@ export async function createKey(db: Db, input: CreateKeyInput): Promise<CreatedK
     label: input.label ?? null,
     prepare_limit_per_minute: limit,
   });
-  return { key: `svc_${input.environment}_${keyId}_${secret}`, keyId, environment: input.environment, scopes };
+  return {
+    key: `svc_${input.environment}_${keyId}_${secret}`,
+    keyId,
+    environment: input.environment,
+    scopes,
+  };
 }
 
 export const revokeKey = (db: Db, keyId: string): Promise<boolean> => revokeApiKey(db, keyId);

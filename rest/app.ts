@@ -62,7 +62,9 @@ export function createApp(options: AppOptions): express.Express {
       ? keyGuard(services, limitOptions, pathRoutes)
       : [rateLimit(first.bucket, limitOptions), onlyMethods(methods)];
     app.all(path, ...guard, (req, res, next) => {
-      const route = pathRoutes.find((r) => r.method === req.method || (r.method === 'GET' && req.method === 'HEAD'))!;
+      const route = pathRoutes.find(
+        (r) => r.method === req.method || (r.method === 'GET' && req.method === 'HEAD'),
+      )!;
       const run = () => {
         const apiKey = (res.locals.apiKey as AuthenticatedKey | undefined) ?? null;
         const id = String(res.locals.requestId);
@@ -114,7 +116,8 @@ function toApiError(error: unknown): ApiError {
   if (isApiError(error)) return error;
   const type = (error as { type?: unknown } | null)?.type;
   if (type === 'entity.parse.failed') return new ApiError('BAD_REQUEST', 'The body is not valid JSON.');
-  if (type === 'entity.too.large') return new ApiError('BAD_REQUEST', 'The body is larger than the service accepts.');
+  if (type === 'entity.too.large')
+    return new ApiError('BAD_REQUEST', 'The body is larger than the service accepts.');
   if (typeof type === 'string' && /encoding|charset|request\.aborted|stream/.test(type)) {
     return new ApiError('BAD_REQUEST', 'The body could not be read.');
   }
@@ -147,7 +150,10 @@ function keyGuard(services: Services, limitOptions: RateLimitOptions, pathRoutes
     rateLimit(bucket, limitOptions, (req, res) => {
       const key = res.locals.apiKey as AuthenticatedKey | undefined;
       if (!key) return { id: `ip:${clientId(req, limitOptions.trustProxy)}`, limit: BUCKET_LIMITS[bucket] };
-      return { id: `key:${key.keyId}`, limit: bucket === 'prepare' ? key.prepareLimitPerMinute : BUCKET_LIMITS[bucket] };
+      return {
+        id: `key:${key.keyId}`,
+        limit: bucket === 'prepare' ? key.prepareLimitPerMinute : BUCKET_LIMITS[bucket],
+      };
     }),
     onlyMethods([...scopes.keys()]),
     (req: Request, res: Response, next: NextFunction) => {

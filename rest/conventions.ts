@@ -38,7 +38,10 @@ export function rateLimit(
   subject?: (req: Request, res: Response) => { id: string; limit: number },
 ): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
-    const who = subject?.(req, res) ?? { id: clientId(req, options.trustProxy), limit: BUCKET_LIMITS[bucket] };
+    const who = subject?.(req, res) ?? {
+      id: clientId(req, options.trustProxy),
+      limit: BUCKET_LIMITS[bucket],
+    };
     options.limits.take(bucket, who.id, who.limit).then(
       (decision) => {
         res.setHeader('RateLimit-Limit', String(decision.limit));
@@ -47,9 +50,13 @@ export function rateLimit(
         res.setHeader('RateLimit-Policy', policyHeader(bucket, decision.limit));
         if (decision.allowed) return next();
         next(
-          new ApiError('RATE_LIMITED', `Rate limit of the ${bucket} bucket reached; retry after the window resets.`, {
-            retryAfter: decision.resetSeconds,
-          }),
+          new ApiError(
+            'RATE_LIMITED',
+            `Rate limit of the ${bucket} bucket reached; retry after the window resets.`,
+            {
+              retryAfter: decision.resetSeconds,
+            },
+          ),
         );
       },
       (error: unknown) => next(error),
@@ -64,6 +71,8 @@ export function onlyMethods(methods: string[]): RequestHandler {
   return (req, res, next) => {
     if (allowed.has(req.method)) return next();
     res.locals.allow = allow;
-    next(new ApiError('METHOD_NOT_ALLOWED', `${req.method} is not allowed here; use ${methods.join(' or ')}.`));
+    next(
+      new ApiError('METHOD_NOT_ALLOWED', `${req.method} is not allowed here; use ${methods.join(' or ')}.`),
+    );
   };
 }

@@ -1,5 +1,5 @@
 import type { Response } from 'express';
-import { ApiError, type ErrorCode } from '../lib/errors.js';
+import type { ApiError, ErrorCode } from '../lib/errors.js';
 
 export interface ErrorEnvelope {
   error: {
@@ -39,6 +39,7 @@ export function sendJson(res: Response, status: number, body: unknown): void {
 export function sendError(res: Response, error: ApiError, docsUrl: string): void {
   const requestId = String(res.locals.requestId ?? '');
   if (error.retryAfter !== undefined) res.setHeader('Retry-After', String(error.retryAfter));
-  if (error.code === 'METHOD_NOT_ALLOWED' && res.locals.allow) res.setHeader('Allow', String(res.locals.allow));
+  if (error.code === 'METHOD_NOT_ALLOWED' && res.locals.allow)
+    res.setHeader('Allow', String(res.locals.allow));
   sendJson(res, error.status, errorEnvelope(error, requestId, docsUrl));
 }

@@ -30,7 +30,12 @@ export class PersistedOperations {
     const hash = operation.__meta__?.hash;
     const document = hash ? this.documents.get(hash) : undefined;
     if (!document) throw new Error(`operation ${hash ?? '(no hash)'} is not in the persisted manifest`);
-    const result = await execute({ schema: this.schema, document, variableValues: variables, contextValue: context });
+    const result = await execute({
+      schema: this.schema,
+      document,
+      variableValues: variables,
+      contextValue: context,
+    });
     if (result.errors && result.errors.length > 0) throw toApiError(result.errors);
     return result.data as R;
   }

@@ -21,7 +21,9 @@ export function maskError(error: unknown, message: string): Error {
   const original = error instanceof GraphQLError ? error.originalError : error;
   if (isApiError(original)) return new GraphQLError(original.message, { extensions: toExtensions(original) });
   if (error instanceof GraphQLError && !error.originalError) return error;
-  return new GraphQLError(message, { extensions: { code: 'INTERNAL', http: { status: 500 }, retryable: true } });
+  return new GraphQLError(message, {
+    extensions: { code: 'INTERNAL', http: { status: 500 }, retryable: true },
+  });
 }
 
 type ServerContext = { req: Request; res: Response };
@@ -39,7 +41,7 @@ export function createGraphqlServer(services: Services, schema: GraphQLSchema) {
       useResponseCache({
         session: () => null,
         ttl: 0,
-        ttlPerType: CACHE_TTL_PER_TYPE,
+        ttlPerSchemaCoordinate: CACHE_TTL_PER_TYPE,
         includeExtensionMetadata: true,
         cache: services.redis ? createRedisCache({ redis: services.redis }) : createInMemoryCache(),
       }),
@@ -59,6 +61,10 @@ export function internalAuth(services: Services): RequestHandler {
     const header = req.headers.authorization ?? '';
     const token = header.startsWith('Bearer ') ? header.slice(7) : '';
     if (token && sameSecret(token, services.config.internalToken)) return next();
-    sendError(res, new ApiError('UNAUTHORIZED', 'A valid internal token is required.'), services.config.docsUrl);
+    sendError(
+      res,
+      new ApiError('UNAUTHORIZED', 'A valid internal token is required.'),
+      services.config.docsUrl,
+    );
   };
 }

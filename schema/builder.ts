@@ -21,7 +21,8 @@ builder.addScalarType(
   new GraphQLScalarType({
     name: 'DateTime',
     description: 'An ISO 8601 date-time string in UTC.',
-    serialize: (value) => (value instanceof Date ? value.toISOString() : new Date(String(value)).toISOString()),
+    serialize: (value) =>
+      value instanceof Date ? value.toISOString() : new Date(String(value)).toISOString(),
     parseValue: (value) => {
       if (typeof value !== 'string' || Number.isNaN(Date.parse(value))) {
         throw new GraphQLError('DateTime must be an ISO 8601 string');

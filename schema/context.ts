@@ -1,6 +1,6 @@
-import type { AuthenticatedKey } from '../resolvers/apiKeys.js';
 import type { Services } from '../lib/services.js';
 import { createLoaders, type Loaders } from '../loaders/index.js';
+import type { AuthenticatedKey } from '../resolvers/apiKeys.js';
 
 /** The per-request GraphQL context: services, fresh DataLoaders and, on /v1 paths, the caller's key. */
 export interface GraphQLContext {

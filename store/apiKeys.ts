@@ -23,7 +23,15 @@ export async function insertApiKey(
     db,
     `INSERT INTO api_keys (key_id, environment, secret_hash, scopes, origins, label, prepare_limit_per_minute)
      VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-    [row.key_id, row.environment, row.secret_hash, row.scopes, row.origins, row.label, row.prepare_limit_per_minute],
+    [
+      row.key_id,
+      row.environment,
+      row.secret_hash,
+      row.scopes,
+      row.origins,
+      row.label,
+      row.prepare_limit_per_minute,
+    ],
   );
 }
 

@@ -5,13 +5,26 @@ export type Db = pg.Pool;
 
 /** numeric and bigint columns come back as strings; counts are parsed where they are read. */
 export function createDb(url: string, max = 10): Db {
-  const pool = new pg.Pool({ connectionString: url, max, connectionTimeoutMillis: 2000, idleTimeoutMillis: 30_000 });
+  const pool = new pg.Pool({
+    connectionString: url,
+    max,
+    connectionTimeoutMillis: 2000,
+    idleTimeoutMillis: 30_000,
+  });
   // An idle client losing its server must not crash the process; the next query reports it.
   pool.on('error', () => {});
   return pool;
 }
 
-const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03']);
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  '57P01',
+  '57P02',
+  '57P03',
+]);
 
 /** Maps a failure of the store to the retryable envelope; anything else stays a fault. */
 export function storeError(error: unknown): unknown {

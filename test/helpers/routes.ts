@@ -1,10 +1,15 @@
-import { query } from '../../store/db.js';
 import type { RestRoute } from '../../rest/route.js';
 import { readBody } from '../../rest/route.js';
+import { query } from '../../store/db.js';
 
 /** Routes that exercise the shared middleware (buckets, auth, bodies, faults) through a real server. */
 export const probeRoutes: RestRoute[] = [
-  { method: 'GET', path: '/probe/fixed', bucket: 'strategies', handle: async (ctx) => ({ body: readBody(ctx, { ok: true }) }) },
+  {
+    method: 'GET',
+    path: '/probe/fixed',
+    bucket: 'strategies',
+    handle: async (ctx) => ({ body: readBody(ctx, { ok: true }) }),
+  },
   {
     method: 'GET',
     path: '/probe/boom',

@@ -9,7 +9,13 @@ import {
   swapCalldata,
 } from '../../chain/calldata.js';
 import { quoteExactIn } from '../../chain/math.js';
-import { AQUA_TRAITS, decodeStrategy, encodeStrategy, type Order, strategyHashOf } from '../../chain/order.js';
+import {
+  AQUA_TRAITS,
+  decodeStrategy,
+  encodeStrategy,
+  type Order,
+  strategyHashOf,
+} from '../../chain/order.js';
 import {
   apiFeeToOnChain,
   aquaProtocolFeeAmountIn,
@@ -146,7 +152,8 @@ describe('taker traits', () => {
     const to = TOKEN_A as Hex;
     const value = encodeTakerTraits({ flags: 0x41, slices: { threshold, to, signature: '0xabcd' } });
     // slice 0 ends at 32, slice 1 (and every later empty slice) at 52
-    const offsets = (32n | (52n << 16n)) + [2, 3, 4, 5, 6, 7, 8, 9].reduce((acc, k) => acc | (52n << BigInt(16 * k)), 0n);
+    const offsets =
+      (32n | (52n << 16n)) + [2, 3, 4, 5, 6, 7, 8, 9].reduce((acc, k) => acc | (52n << BigInt(16 * k)), 0n);
     expect(value.slice(0, 42)).toBe(`0x${offsets.toString(16).padStart(40, '0')}`);
     expect(value.slice(42, 46)).toBe('0041');
     expect(decodeTakerTraits(value)).toEqual({
@@ -162,11 +169,19 @@ describe('calldata', () => {
   it('uses the PROTOCOL.md selectors', () => {
     const order: Order = { maker: MAKER, traits: AQUA_TRAITS, data: xycSwap() };
     const strategy = encodeStrategy(order);
-    const swap = { order, tokenIn: TOKEN_A, tokenOut: TOKEN_B, amount: 10n, takerTraits: exactInTakerTraits() };
-    expect(shipCalldata({ app: R, strategy, tokens: [TOKEN_A], amounts: [1n] }).slice(0, 10)).toBe('0xf50b870f');
-    expect(dockCalldata({ app: R, strategyHash: strategyHashOf(strategy), tokens: [TOKEN_A] }).slice(0, 10)).toBe(
-      '0x28defc17',
+    const swap = {
+      order,
+      tokenIn: TOKEN_A,
+      tokenOut: TOKEN_B,
+      amount: 10n,
+      takerTraits: exactInTakerTraits(),
+    };
+    expect(shipCalldata({ app: R, strategy, tokens: [TOKEN_A], amounts: [1n] }).slice(0, 10)).toBe(
+      '0xf50b870f',
     );
+    expect(
+      dockCalldata({ app: R, strategyHash: strategyHashOf(strategy), tokens: [TOKEN_A] }).slice(0, 10),
+    ).toBe('0x28defc17');
     expect(quoteCalldata(swap).slice(0, 10)).toBe('0x44aa5f14');
     expect(swapCalldata(swap).slice(0, 10)).toBe('0xf4d2d412');
     expect(approveCalldata(R, 5n).slice(0, 10)).toBe('0x095ea7b3');
@@ -213,12 +228,24 @@ describe('quoteExactIn', () => {
   });
 
   it('charges no protocol fee under 2,000 base units', () => {
-    const q = quoteExactIn({ amountIn: 1999n, balanceIn: 10n ** 9n, balanceOut: 10n ** 9n, protocolFee1e9: 500_000, flatFee1e9: 0 });
+    const q = quoteExactIn({
+      amountIn: 1999n,
+      balanceIn: 10n ** 9n,
+      balanceOut: 10n ** 9n,
+      protocolFee1e9: 500_000,
+      flatFee1e9: 0,
+    });
     expect(q.protocolFee).toBe(0n);
-    expect(quoteExactIn({ amountIn: 2000n, balanceIn: 1n, balanceOut: 1n, protocolFee1e9: 500_000, flatFee1e9: 0 }).protocolFee).toBe(1n);
+    expect(
+      quoteExactIn({ amountIn: 2000n, balanceIn: 1n, balanceOut: 1n, protocolFee1e9: 500_000, flatFee1e9: 0 })
+        .protocolFee,
+    ).toBe(1n);
   });
 
   it('returns 0 out for an empty pool instead of dividing by zero', () => {
-    expect(quoteExactIn({ amountIn: 0n, balanceIn: 0n, balanceOut: 5n, protocolFee1e9: 0, flatFee1e9: 0 }).amountOut).toBe(0n);
+    expect(
+      quoteExactIn({ amountIn: 0n, balanceIn: 0n, balanceOut: 5n, protocolFee1e9: 0, flatFee1e9: 0 })
+        .amountOut,
+    ).toBe(0n);
   });
 });

@@ -1,0 +1,107 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { probeRoutes } from '../helpers/routes.js';
+import { startTestService, type TestService } from '../helpers/service.js';
+
+let svc: TestService;
+beforeAll(async () => {
+  svc = await startTestService({ extraRoutes: probeRoutes });
+});
+afterAll(async () => svc?.stop());
+
+function post(authorization: string | undefined, headers: Record<string, string> = {}) {
+  return svc.get('/v1/probe', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(authorization ? { authorization } : {}), ...headers },
+    body: '{}',
+  });
+}
+
+describe('API keys', () => {
+  it('creates a key shown once and stores only a hash of its secret', async () => {
+    const created = await svc.createKey({ environment: 'TEST', label: 'ci' });
+    expect(created.key).toMatch(/^svc_test_[A-Za-z0-9]+_[A-Za-z0-9]{24,}$/);
+    expect(created.key).toContain(created.keyId);
+    const secret = created.key.split('_')[3]!;
+    const { rows } = await svc.services.db.query('SELECT * FROM api_keys WHERE key_id = $1', [created.keyId]);
+    expect(JSON.stringify(rows)).not.toContain(secret);
+    const listed = await svc.graphql<{ apiKeys: Array<{ keyId: string; scopes: string[] }> }>(
+      '{ apiKeys { keyId scopes } }',
+    );
+    expect(listed.apiKeys.find((k) => k.keyId === created.keyId)?.scopes).toEqual(['prepare']);
+  });
+
+  it('answers every bad credential with the same 401 and the bucket headers', async () => {
+    const good = await svc.createKey({ environment: 'LIVE' });
+    const revoked = await svc.createKey({ environment: 'LIVE' });
+    await svc.graphql('mutation($id: String!) { revokeApiKey(keyId: $id) }', { id: revoked.keyId });
+    const [, , keyId, secret] = good.key.split('_');
+    const cases = {
+      missing: undefined,
+      malformed: 'Bearer svc_live_short',
+      unknown: `Bearer svc_live_ZZZZZZZZZZZZ_${secret}`,
+      wrongSecret: `Bearer svc_live_${keyId}_${'x'.repeat(32)}`,
+      wrongEnvironment: `Bearer svc_test_${keyId}_${secret}`,
+      revoked: `Bearer ${revoked.key}`,
+    };
+    const messages = new Set<string>();
+    for (const [name, authorization] of Object.entries(cases)) {
+      const res = await post(authorization);
+      expect(res.status, name).toBe(401);
+      expect(res.headers.get('ratelimit-policy'), name).toMatch(/^prepare;w=60;limit=\d+$/);
+      const { error } = (await res.json()) as { error: { code: string; message: string } };
+      expect(error.code, name).toBe('UNAUTHORIZED');
+      messages.add(error.message);
+    }
+    expect(messages.size).toBe(1);
+    // Failed attempts count per client in the same bucket: key guessing is throttled too.
+    const throttled = await post(`Basic ${good.key}`);
+    expect(throttled.status).toBe(429);
+    expect(throttled.headers.get('retry-after')).toBeTruthy();
+    const ok = await post(`Bearer ${good.key}`);
+    expect(ok.status).toBe(200);
+    expect(((await ok.json()) as { data: { keyId: string } }).data.keyId).toBe(good.keyId);
+  });
+
+  it('refuses a key without the prepare scope and an Origin outside the key with 403', async () => {
+    const noScope = await svc.createKey({ environment: 'LIVE', scopes: [] });
+    const res = await post(`Bearer ${noScope.key}`);
+    expect(res.status).toBe(403);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe('FORBIDDEN');
+    // A key without the scope still reads its own positions.
+    expect(
+      (await svc.get(`/v1/probe/abc`, { headers: { authorization: `Bearer ${noScope.key}` } })).status,
+    ).toBe(200);
+
+    const pinned = await svc.createKey({ environment: 'LIVE', origins: ['https://app.example'] });
+    expect((await post(`Bearer ${pinned.key}`, { origin: 'https://app.example' })).status).toBe(200);
+    expect((await post(`Bearer ${pinned.key}`, { origin: 'https://app.example.evil.test' })).status).toBe(
+      403,
+    );
+    expect((await post(`Bearer ${pinned.key}`)).status).toBe(200);
+  });
+
+  it('counts the prepare bucket per key at the key agreed limit', async () => {
+    const small = await svc.createKey({ environment: 'LIVE', prepareLimitPerMinute: 3 });
+    const other = await svc.createKey({ environment: 'LIVE' });
+    const statuses = [];
+    for (let i = 0; i < 4; i++) statuses.push((await post(`Bearer ${small.key}`)).status);
+    expect(statuses).toEqual([200, 200, 200, 429]);
+    const res = await post(`Bearer ${other.key}`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('ratelimit-policy')).toBe('prepare;w=60;limit=6');
+    expect(res.headers.get('ratelimit-remaining')).toBe('5');
+  });
+
+  it('rejects bad key administration input as a GraphQL error with a code', async () => {
+    const res = await svc.get('/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer test-internal-token-0123456789' },
+      body: JSON.stringify({
+        query: 'mutation { createApiKey(input: { environment: LIVE, scopes: ["sign"] }) { keyId } }',
+      }),
+    });
+    const body = (await res.json()) as { errors: Array<{ extensions: { code: string; parameter: string } }> };
+    expect(body.errors[0]?.extensions.code).toBe('INVALID_PARAMETER');
+    expect(body.errors[0]?.extensions.parameter).toBe('input.scopes[0]');
+  });
+});
