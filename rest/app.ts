@@ -60,7 +60,16 @@ export function createApp(options: AppOptions): express.Express {
     const methods = pathRoutes.map((r) => r.method);
     const guard = first.auth
       ? keyGuard(services, limitOptions, pathRoutes)
-      : [rateLimit(first.bucket, limitOptions), onlyMethods(methods)];
+      : [
+          rateLimit(
+            first.bucket,
+            limitOptions,
+            first.limit === undefined
+              ? undefined
+              : (req) => ({ id: clientId(req, config.trustProxy), limit: first.limit! }),
+          ),
+          onlyMethods(methods),
+        ];
     app.all(path, ...guard, (req, res, next) => {
       const route = pathRoutes.find(
         (r) => r.method === req.method || (r.method === 'GET' && req.method === 'HEAD'),

@@ -30,6 +30,8 @@ export interface RestRoute {
   /** An express 5 path, e.g. `/api/stats` or `/v1/positions/:positionId`. */
   path: string;
   bucket: Bucket;
+  /** A limit other than the bucket's for this path alone (the conventions bench mounts one). */
+  limit?: number;
   /** Key-protected paths: the scope needed (null: any valid key); their bucket counts per key. */
   auth?: { scope: string | null };
   /** POST bodies: JSON, bounded by BODY_LIMIT_BYTES. */
