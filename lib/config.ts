@@ -28,6 +28,8 @@ export const chainConfigSchema = z.object({
   /** Test networks: only test keys may prepare on them. */
   testnet: z.boolean().default(false),
   tokens: z.array(tokenConfigSchema).min(1),
+  /** Symbols POST /v1/positions accepts on this chain (SPEC §2.4); all listed tokens when absent. */
+  depositSymbols: z.array(z.string().min(1)).optional(),
   /** First block the indexer reads. */
   startBlock: z.number().int().min(0).default(0),
   /** Demo wallets of the pilot (test network only). */

@@ -1,0 +1,87 @@
+import type { ChainConfig, Config, TokenConfig } from '../lib/config.js';
+import { readChainsFile } from '../lib/config.js';
+import { ApiError } from '../lib/errors.js';
+
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+
+/**
+ * The chains the service serves, as configured (CHAINS_FILE) or as the devnet reported them. Every
+ * chain key, address and token mapping is read from here: none is hardcoded elsewhere.
+ */
+export class ChainRegistry {
+  private readonly chains: readonly ChainConfig[];
+  private readonly byKey = new Map<string, ChainConfig>();
+  private readonly byId = new Map<number, ChainConfig>();
+  /** chain key → lower-case symbol or lower-case address → token */
+  private readonly tokens = new Map<string, Map<string, TokenConfig>>();
+
+  constructor(chains: readonly ChainConfig[]) {
+    this.chains = chains;
+    for (const chain of chains) {
+      if (this.byKey.has(chain.key)) throw new Error(`duplicate chain key "${chain.key}"`);
+      if (this.byId.has(chain.chainId)) throw new Error(`duplicate chain id ${chain.chainId}`);
+      this.byKey.set(chain.key, chain);
+      this.byId.set(chain.chainId, chain);
+      const index = new Map<string, TokenConfig>();
+      for (const token of chain.tokens) {
+        index.set(token.symbol.toLowerCase(), token);
+        index.set(token.address.toLowerCase(), token);
+      }
+      this.tokens.set(chain.key, index);
+    }
+  }
+
+  list(): readonly ChainConfig[] {
+    return this.chains;
+  }
+
+  keys(): string[] {
+    return this.chains.map((c) => c.key);
+  }
+
+  get(key: string): ChainConfig | undefined {
+    return this.byKey.get(key);
+  }
+
+  /** The chain, or a 422 UNSUPPORTED_CHAIN naming the live keys. */
+  require(key: string, parameter?: string): ChainConfig {
+    const chain = this.byKey.get(key);
+    if (chain) return chain;
+    const expected = this.keys().join(', ');
+    throw new ApiError(
+      'UNSUPPORTED_CHAIN',
+      `Chain "${key}" is not supported. Supported chains: ${expected}.`,
+      {
+        ...(parameter === undefined ? {} : { parameter }),
+        issues: [{ type: 'UNSUPPORTED_CHAIN', expected, actual: key }],
+      },
+    );
+  }
+
+  byChainId(chainId: number): ChainConfig | undefined {
+    return this.byId.get(chainId);
+  }
+
+  /** A token of the chain by symbol or by address, both case-insensitive. */
+  token(chainKey: string, symbolOrAddress: string): TokenConfig | undefined {
+    return this.tokens.get(chainKey)?.get(symbolOrAddress.trim().toLowerCase());
+  }
+
+  tokenByAddress(chainKey: string, address: string): TokenConfig | undefined {
+    if (!ADDRESS.test(address)) return undefined;
+    return this.tokens.get(chainKey)?.get(address.toLowerCase());
+  }
+}
+
+/**
+ * The registry of the configured chains: CHAINS_FILE when set (the devnet is then not used), otherwise
+ * the chains of the devnet the caller started.
+ */
+export function loadChains(
+  config: Pick<Config, 'chainsFile'>,
+  devnetChains?: readonly ChainConfig[],
+): ChainRegistry {
+  if (config.chainsFile !== undefined) return new ChainRegistry(readChainsFile(config.chainsFile));
+  if (devnetChains && devnetChains.length > 0) return new ChainRegistry(devnetChains);
+  throw new Error('no chains: set CHAINS_FILE or start the devnet');
+}

@@ -1,0 +1,131 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { resolve as resolvePath } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { readChainsFile } from '../lib/config.js';
+import type { Devnet } from './devnet.js';
+
+export interface SpawnDevnetOptions {
+  basePort: number;
+  dataDir: string;
+  activityMs: number;
+  logLevel?: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** How long to wait for the ready line. Default 60 s. */
+  readyTimeoutMs?: number;
+  /** How long `stop()` waits after SIGTERM before SIGKILL. Default 10 s. */
+  stopTimeoutMs?: number;
+}
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const MAIN = fileURLToPath(new URL('./main.ts', import.meta.url));
+
+/**
+ * Runs the devnet (`devnet/main.ts`) as a child process, so the devnet wallets and their signing live
+ * in a program separate from the service. Resolves once the child printed its ready line; the chains
+ * come from the manifest it wrote. The child stops on SIGTERM (`stop()`) and also when its stdin
+ * closes, which happens when this process dies: a crashed parent never leaves anvils behind.
+ */
+export function spawnDevnet(options: SpawnDevnetOptions): Promise<Devnet> {
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      DEVNET_PORT: String(options.basePort),
+      // Absolute: the child runs in the project root, which need not be this process's cwd.
+      DATA_DIR: resolvePath(options.dataDir),
+      DEVNET_ACTIVITY_MS: String(options.activityMs),
+      ...(options.logLevel === undefined ? {} : { LOG_LEVEL: options.logLevel }),
+    },
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const exited = new Promise<number | null>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve(child.exitCode);
+    else child.once('exit', (code) => resolve(code));
+  });
+  const stopTimeoutMs = options.stopTimeoutMs ?? 10_000;
+
+  return new Promise<Devnet>((resolve, reject) => {
+    let settled = false;
+    const fail = (error: Error) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      void terminate(child, exited, stopTimeoutMs).finally(() => reject(error));
+    };
+    const timer = setTimeout(
+      () => fail(new Error(`devnet did not report ready within ${options.readyTimeoutMs ?? 60_000} ms`)),
+      options.readyTimeoutMs ?? 60_000,
+    );
+    child.once('error', (error) => fail(error));
+    child.once('exit', (code, signal) => {
+      fail(new Error(`devnet exited before ready (code ${code ?? 'none'}, signal ${signal ?? 'none'})`));
+    });
+    // EPIPE on a dead child's stdin is reported by the exit handler; nothing to add here.
+    child.stdin?.on('error', () => {});
+
+    const lines = createInterface({ input: child.stdout! });
+    lines.on('line', (line) => {
+      if (settled) return;
+      let message: unknown;
+      try {
+        message = JSON.parse(line);
+      } catch {
+        return;
+      }
+      if (!isReady(message)) return;
+      settled = true;
+      clearTimeout(timer);
+      let chains: Devnet['chains'];
+      try {
+        chains = readChainsFile(message.manifestPath);
+      } catch (error) {
+        void terminate(child, exited, stopTimeoutMs).finally(() => reject(error));
+        return;
+      }
+      // Do not keep the parent alive for the child's sake: when the parent exits, the pipe closes and
+      // the child stops itself.
+      child.unref();
+      unref(child.stdin);
+      unref(child.stdout);
+      let stopping: Promise<void> | undefined;
+      resolve({
+        chains,
+        manifestPath: message.manifestPath,
+        stop: () => {
+          stopping ??= terminate(child, exited, stopTimeoutMs);
+          return stopping;
+        },
+      });
+    });
+  });
+}
+
+function isReady(message: unknown): message is { ready: true; manifestPath: string } {
+  if (typeof message !== 'object' || message === null) return false;
+  const m = message as Record<string, unknown>;
+  return m.ready === true && typeof m.manifestPath === 'string';
+}
+
+function unref(stream: unknown): void {
+  const s = stream as { unref?: () => void } | null;
+  s?.unref?.();
+}
+
+async function terminate(
+  child: ChildProcess,
+  exited: Promise<number | null>,
+  timeoutMs: number,
+): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill('SIGTERM');
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), timeoutMs);
+  });
+  const result = await Promise.race([exited, timedOut]);
+  clearTimeout(timer);
+  if (result === 'timeout') {
+    child.kill('SIGKILL');
+    await exited;
+  }
+}

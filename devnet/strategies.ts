@@ -1,0 +1,110 @@
+import type { Address, Hex } from 'viem';
+import { AQUA_TRAITS, encodeStrategy, type Order, strategyHashOf } from '../chain/order.js';
+import {
+  aquaProtocolFeeAmountIn,
+  buildProgram,
+  flatFeeAmountIn,
+  PROTOCOL_FEE_1E9,
+  salt,
+  xycSwap,
+} from '../chain/program.js';
+
+/** Devnet strategies: what the makers ship, built with the same encoders the service uses. */
+
+export const TOKEN_DECIMALS = 6;
+/** Reference USD prices the devnet sizes its pools with (EURC as TOKEN_PRICES_USD's default). */
+const USD_PRICE: Record<string, number> = { USDC: 1, USDT: 1, EURC: 1.08 };
+/** Maker (LP) fees on the 1e9 scale; 0 = no FlatFeeAmountIn instruction. */
+const FLAT_FEES_1E9 = [0, 100_000, 300_000, 1_000_000, 3_000_000] as const;
+/** USD depth per side of a shipped pool. */
+const DEPTHS_USD = [20_000, 50_000, 120_000, 250_000, 400_000] as const;
+
+export interface LiveStrategy {
+  maker: Address;
+  symbols: readonly [string, string];
+  tokens: readonly [Address, Address];
+  amounts: readonly [bigint, bigint];
+  flatFee1e9: number;
+  order: Order;
+  strategy: Hex;
+  hash: Hex;
+  pilot: boolean;
+}
+
+export type Random = () => number;
+
+/** A small deterministic PRNG (mulberry32): the seeded catalogue is the same on every start. */
+export function seededRandom(seed: number): Random {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export function pick<T>(random: Random, items: readonly T[]): T {
+  return items[Math.floor(random() * items.length)]!;
+}
+
+export function units(amount: number): bigint {
+  return BigInt(Math.round(amount * 10 ** TOKEN_DECIMALS));
+}
+
+export function buildStrategy(params: {
+  maker: Address;
+  symbols: readonly [string, string];
+  tokens: readonly [Address, Address];
+  amounts: readonly [bigint, bigint];
+  flatFee1e9: number;
+  feeReceiver: Address;
+  salt: bigint;
+  pilot?: boolean;
+}): LiveStrategy {
+  // Canonical order (PROTOCOL.md): protocol fee → maker fee (if any) → curve → salt.
+  const data = buildProgram([
+    aquaProtocolFeeAmountIn(PROTOCOL_FEE_1E9, params.feeReceiver),
+    ...(params.flatFee1e9 > 0 ? [flatFeeAmountIn(params.flatFee1e9)] : []),
+    xycSwap(),
+    salt(params.salt),
+  ]);
+  const order: Order = { maker: params.maker, traits: AQUA_TRAITS, data };
+  const strategy = encodeStrategy(order);
+  return {
+    maker: params.maker,
+    symbols: params.symbols,
+    tokens: params.tokens,
+    amounts: params.amounts,
+    flatFee1e9: params.flatFee1e9,
+    order,
+    strategy,
+    hash: strategyHashOf(strategy),
+    pilot: params.pilot ?? false,
+  };
+}
+
+/** A pool of a random depth and maker fee, priced near the reference prices (±0.2%). */
+export function randomStrategy(
+  random: Random,
+  params: {
+    maker: Address;
+    symbols: readonly [string, string];
+    tokens: readonly [Address, Address];
+    feeReceiver: Address;
+    salt: bigint;
+  },
+): LiveStrategy {
+  const depth = pick(random, DEPTHS_USD) * (0.8 + 0.4 * random());
+  const skew = 1 + (random() - 0.5) * 0.004;
+  const [a, b] = params.symbols;
+  const amounts = [units(depth / (USD_PRICE[a] ?? 1)), units((depth * skew) / (USD_PRICE[b] ?? 1))] as const;
+  return buildStrategy({ ...params, amounts, flatFee1e9: pick(random, FLAT_FEES_1E9) });
+}
+
+/** A modest taker input in USD terms (5 to ~500 USD), in base units of the token. */
+export function randomSwapAmount(random: Random, symbol: string): bigint {
+  const usd = 5 + random() ** 2 * 495;
+  return units(usd / (USD_PRICE[symbol] ?? 1));
+}
