@@ -31,12 +31,13 @@ export interface TxRequest {
 }
 
 /**
- * One account sending pipelined transactions with explicit, sequential nonces: they are sent without
- * waiting for each other and anvil mines them in nonce order.
+ * One account sending pipelined transactions with explicit, sequential nonces: none waits for the
+ * previous one to be mined, only for anvil to have accepted it.
  */
 export class PipelinedWallet {
   private nonce: number;
   private readonly sent: Promise<Hash>[] = [];
+  private last: Promise<unknown> = Promise.resolve();
 
   private constructor(
     readonly rpc: DevnetRpc,
@@ -58,18 +59,23 @@ export class PipelinedWallet {
 
   send(tx: TxRequest): Promise<Hash> {
     const nonce = this.nonce++;
-    const hash = this.rpc.request({
-      method: 'eth_sendTransaction',
-      params: [
-        {
-          from: this.address,
-          ...(tx.to === undefined ? {} : { to: tx.to }),
-          data: tx.data,
-          gas: `0x${tx.gas.toString(16)}`,
-          nonce: `0x${nonce.toString(16)}`,
-        },
-      ],
-    });
+    // One account's transactions reach anvil in nonce order: a later nonce arriving first (separate
+    // HTTP requests race under load) can sit in anvil's queue unmined. Other accounts still overlap.
+    const hash = this.last.then(() =>
+      this.rpc.request({
+        method: 'eth_sendTransaction',
+        params: [
+          {
+            from: this.address,
+            ...(tx.to === undefined ? {} : { to: tx.to }),
+            data: tx.data,
+            gas: `0x${tx.gas.toString(16)}`,
+            nonce: `0x${nonce.toString(16)}`,
+          },
+        ],
+      }),
+    );
+    this.last = hash.catch(() => undefined);
     this.sent.push(hash);
     return hash;
   }
