@@ -67,6 +67,20 @@ export class ChainRegistry {
     return this.tokens.get(chainKey)?.get(symbolOrAddress.trim().toLowerCase());
   }
 
+  /** The tokens a position may be opened with on the chain (SPEC §2.4): `depositSymbols`, else all. */
+  depositTokens(chainKey: string): TokenConfig[] {
+    const chain = this.get(chainKey);
+    if (!chain) return [];
+    const allowed = chain.depositSymbols && new Set(chain.depositSymbols.map((s) => s.toUpperCase()));
+    return chain.tokens.filter((t) => !allowed || allowed.has(t.symbol.toUpperCase()));
+  }
+
+  /** A deposit token by symbol or address, undefined when the chain does not take it for positions. */
+  depositToken(chainKey: string, symbolOrAddress: string): TokenConfig | undefined {
+    const token = this.token(chainKey, symbolOrAddress);
+    return token && this.depositTokens(chainKey).includes(token) ? token : undefined;
+  }
+
   tokenByAddress(chainKey: string, address: string): TokenConfig | undefined {
     if (!ADDRESS.test(address)) return undefined;
     return this.tokens.get(chainKey)?.get(address.toLowerCase());

@@ -1,0 +1,187 @@
+import {
+  type FeeBreakdown,
+  type PositionStatus as PositionStatusShape,
+  type PositionToken as PositionTokenShape,
+  type PreflightCheck as PreflightCheckShape,
+  type PreflightIssue as PreflightIssueShape,
+  type PreparedPosition as PreparedPositionShape,
+  type PreparedTransaction as PreparedTransactionShape,
+  positionStatus,
+  preparePosition,
+} from '../resolvers/positions.js';
+import { builder } from './builder.js';
+
+const DepositInput = builder.inputType('DepositInput', {
+  fields: (t) => ({
+    symbol: t.string({ required: true, description: 'Token symbol or address, as the chain lists it.' }),
+    amount: t.string({ required: true, description: 'Integer string in base units.' }),
+  }),
+});
+
+const PreparePositionInput = builder.inputType('PreparePositionInput', {
+  description: 'The body of POST /v1/positions (SPEC §2.4), already validated by the REST layer.',
+  fields: (t) => ({
+    chain: t.string({ required: true }),
+    wallet: t.string({ required: true, description: 'The address that will sign.' }),
+    deposits: t.field({ type: [DepositInput], required: true, description: 'Exactly 2.' }),
+    makerFeeBps: t.int({ required: false, defaultValue: 0, description: '0..2000000 on the 1e7 scale.' }),
+    includeApprovals: t.boolean({ required: false, defaultValue: true }),
+    checkBalances: t.boolean({ required: false, defaultValue: false }),
+    metadata: t.field({ type: 'JSON', required: false, description: 'A map of strings, echoed back.' }),
+  }),
+});
+
+const PreparedTransaction = builder.objectRef<PreparedTransactionShape>('PreparedTransaction').implement({
+  description: 'One unsigned transaction for the wallet to sign and send, in step order.',
+  fields: (t) => ({
+    step: t.exposeInt('step', { description: '1-based; execute in this order.' }),
+    purpose: t.exposeString('purpose', { description: '`approve` or `ship`.' }),
+    to: t.exposeString('to'),
+    value: t.exposeString('value', { description: 'Native value in wei.' }),
+    data: t.exposeString('data', { description: 'Calldata: the payload to sign.' }),
+    description: t.exposeString('description'),
+  }),
+});
+
+const FeeBreakdownRef = builder.objectRef<FeeBreakdown>('FeeBreakdown').implement({
+  description: 'The fees embedded in the signed order data (SPEC §2.5).',
+  fields: (t) => ({
+    protocolFeeBps: t.exposeInt('protocolFeeBps'),
+    protocolFeePercent: t.exposeString('protocolFeePercent'),
+    makerFeeBps: t.exposeInt('makerFeeBps'),
+    makerFeePercent: t.exposeString('makerFeePercent'),
+    totalFeePercent: t.exposeString('totalFeePercent'),
+    embeddedIn: t.exposeString('embeddedIn'),
+    removable: t.exposeBoolean('removable'),
+    explanation: t.exposeString('explanation'),
+  }),
+});
+
+const PositionToken = builder.objectRef<PositionTokenShape>('PositionToken').implement({
+  fields: (t) => ({
+    symbol: t.exposeString('symbol'),
+    address: t.exposeString('address'),
+    amount: t.exposeString('amount', { description: 'Base units.' }),
+    decimals: t.exposeInt('decimals'),
+  }),
+});
+
+const PreparedPositionDetail = builder
+  .objectRef<PreparedPositionShape['position']>('PreparedPositionDetail')
+  .implement({
+    fields: (t) => ({
+      tokenA: t.field({ type: PositionToken, resolve: (p) => p.tokenA, description: 'The lower address.' }),
+      tokenB: t.field({ type: PositionToken, resolve: (p) => p.tokenB }),
+      impliedRate: t.exposeFloat('impliedRate', {
+        nullable: true,
+        description: 'amountA / amountB in whole tokens; a sanity check, not used in the order.',
+      }),
+      programBytes: t.exposeInt('programBytes'),
+    }),
+  });
+
+const PreflightCheck = builder.objectRef<PreflightCheckShape>('PreflightCheck').implement({
+  fields: (t) => ({
+    name: t.exposeString('name'),
+    ok: t.exposeBoolean('ok'),
+    detail: t.exposeString('detail', { nullable: true }),
+  }),
+});
+
+const PreflightIssue = builder.objectRef<PreflightIssueShape>('PreflightIssue').implement({
+  description:
+    'A client-fixable problem the transactions do not solve (INSUFFICIENT_BALANCE, INSUFFICIENT_ALLOWANCE).',
+  fields: (t) => ({
+    type: t.exposeString('type'),
+    expected: t.exposeString('expected', { description: 'Base units needed.' }),
+    actual: t.exposeString('actual', { description: 'Base units found.' }),
+    spender: t.string({ nullable: true, resolve: (i) => i.spender ?? null }),
+    token: t.exposeString('token'),
+  }),
+});
+
+const Preflight = builder.objectRef<PreparedPositionShape['preflight']>('Preflight').implement({
+  fields: (t) => ({
+    status: t.exposeString('status', { description: '`ready`, or `review` when a check failed.' }),
+    checks: t.field({ type: [PreflightCheck], resolve: (p) => p.checks }),
+    issues: t.field({ type: [PreflightIssue], resolve: (p) => p.issues }),
+  }),
+});
+
+const PreparedPosition = builder.objectRef<PreparedPositionShape>('PreparedPosition').implement({
+  description: 'Unsigned transactions that create a position (SPEC §2.5). Nothing is signed or broadcast.',
+  fields: (t) => ({
+    status: t.exposeString('status'),
+    chain: t.exposeString('chain'),
+    chainId: t.exposeInt('chainId'),
+    wallet: t.exposeString('wallet'),
+    strategyHash: t.exposeString('strategyHash'),
+    transactions: t.field({ type: [PreparedTransaction], resolve: (p) => p.transactions }),
+    fee: t.field({ type: FeeBreakdownRef, resolve: (p) => p.fee }),
+    position: t.field({ type: PreparedPositionDetail, resolve: (p) => p.position }),
+    preflight: t.field({ type: Preflight, resolve: (p) => p.preflight }),
+    idempotent: t.exposeBoolean('idempotent'),
+    metadata: t.field({ type: 'JSON', nullable: true, resolve: (p) => p.metadata }),
+    preparedAt: t.field({ type: 'DateTime', resolve: (p) => p.preparedAt }),
+    replayed: t.exposeBoolean('replayed', {
+      description: 'True when this is the stored answer of an earlier call with the same Idempotency-Key.',
+    }),
+  }),
+});
+
+const StatusToken = builder.objectRef<PositionStatusShape['tokenA']>('PositionStatusToken').implement({
+  fields: (t) => ({
+    symbol: t.exposeString('symbol', { nullable: true }),
+    address: t.exposeString('address'),
+    amount: t.exposeString('amount'),
+    decimals: t.exposeInt('decimals', { nullable: true }),
+  }),
+});
+
+const PositionStatus = builder.objectRef<PositionStatusShape>('PositionStatus').implement({
+  description: 'What the service has observed of a position it prepared (SPEC §2.6). Never cached.',
+  fields: (t) => ({
+    positionId: t.exposeString('positionId'),
+    strategyHash: t.exposeString('strategyHash'),
+    status: t.exposeString('status', { description: '`prepared`, `shipped` or `filled`.' }),
+    chain: t.exposeString('chain'),
+    chainId: t.exposeInt('chainId'),
+    wallet: t.exposeString('wallet'),
+    tokenA: t.field({ type: StatusToken, resolve: (p) => p.tokenA }),
+    tokenB: t.field({ type: StatusToken, resolve: (p) => p.tokenB }),
+    makerFeeBps: t.exposeInt('makerFeeBps', { nullable: true }),
+    protocolFeeBps: t.exposeInt('protocolFeeBps'),
+    observedOnChain: t.exposeBoolean('observedOnChain'),
+    volumeUsd: t.exposeFloat('volumeUsd', { nullable: true }),
+    preparedAt: t.field({ type: 'DateTime', resolve: (p) => p.preparedAt }),
+    firstSeenOnChainAt: t.field({ type: 'DateTime', nullable: true, resolve: (p) => p.firstSeenOnChainAt }),
+    firstSeenFilledAt: t.field({ type: 'DateTime', nullable: true, resolve: (p) => p.firstSeenFilledAt }),
+    signer: t.exposeString('signer'),
+    checkedAt: t.field({ type: 'DateTime', resolve: (p) => p.checkedAt }),
+    timestampsMeaning: t.exposeString('timestampsMeaning'),
+  }),
+});
+
+builder.mutationField('preparePosition', (t) =>
+  t.field({
+    type: PreparedPosition,
+    description:
+      'Prepares the unsigned transactions of a new position for the calling API key (POST /v1/positions). ' +
+      'Uses the Idempotency-Key of the context when given.',
+    args: { input: t.arg({ type: PreparePositionInput, required: true }) },
+    resolve: (_root, { input }, ctx) =>
+      preparePosition(ctx, {
+        ...input,
+        metadata: (input.metadata ?? null) as Record<string, string> | null,
+      }),
+  }),
+);
+
+builder.queryField('position', (t) =>
+  t.field({
+    type: PositionStatus,
+    description: 'A position prepared by the calling API key (GET /v1/positions/{positionId}).',
+    args: { positionId: t.arg.string({ required: true }) },
+    resolve: (_root, { positionId }, ctx) => positionStatus(ctx, positionId),
+  }),
+);

@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import { feeBreakdown, feePercent, positionSalt } from '../../resolvers/positions.js';
+import { parseIdempotencyKey, positionRequestJsonSchema, secretLike } from '../../rest/positionRequest.js';
+
+describe('fee percentages (1e7 scale → exact text)', () => {
+  it.each([
+    [0, '0'],
+    [1, '0.00001'],
+    [5000, '0.05'],
+    [30000, '0.3'],
+    [35000, '0.35'],
+    [100000, '1'],
+    [123456, '1.23456'],
+    [2000000, '20'],
+    [2005000, '20.05'],
+  ])('%i → %s', (bps, text) => {
+    expect(feePercent(bps)).toBe(text);
+  });
+
+  it('adds the protocol fee without float artefacts', () => {
+    for (let maker = 0; maker <= 2_000_000; maker += 7919) {
+      const total = feeBreakdown(maker).totalFeePercent;
+      expect(total).toMatch(/^\d+(\.\d{1,5})?$/);
+      expect(Math.round(Number(total) * 100000)).toBe(maker + 5000);
+    }
+    expect(feeBreakdown(30000)).toMatchObject({ makerFeePercent: '0.3', totalFeePercent: '0.35' });
+    expect(feeBreakdown(1_995_000).totalFeePercent).toBe('20');
+  });
+});
+
+describe('the order salt', () => {
+  it('is derived from (key, Idempotency-Key) and random without the header', () => {
+    const k = '123e4567-e89b-12d3-a456-426614174000';
+    expect(positionSalt('keyA', k)).toBe(positionSalt('keyA', k));
+    expect(positionSalt('keyA', k)).not.toBe(positionSalt('keyB', k));
+    expect(positionSalt('keyA', k)).toBeLessThan(1n << 64n);
+    expect(positionSalt('keyA', null)).not.toBe(positionSalt('keyA', null));
+  });
+});
+
+describe('request helpers', () => {
+  it('normalises the Idempotency-Key', () => {
+    expect(parseIdempotencyKey('123E4567-E89B-12D3-A456-426614174000')).toBe(
+      '123e4567-e89b-12d3-a456-426614174000',
+    );
+    expect(parseIdempotencyKey(undefined)).toBeNull();
+    expect(() => parseIdempotencyKey('123e4567e89b12d3a456426614174000')).toThrow(/uuid/);
+  });
+
+  it('lets ordinary metadata through and stops secrets', () => {
+    expect(secretLike('orderRef', 'crm-4411 / campaign spring')).toBeNull();
+    expect(secretLike('note', 'a short sentence about the abandon ability of this desk')).toBeNull();
+    expect(secretLike('tx', `0x${'a'.repeat(63)}`)).toBeNull();
+    expect(secretLike('k', `0x${'a'.repeat(64)}`)).not.toBeNull();
+    expect(secretLike('seed', 'x')).not.toBeNull();
+  });
+
+  it('gives the OpenAPI engineer a JSON Schema of the body', () => {
+    const schema = positionRequestJsonSchema() as { required: string[]; additionalProperties: boolean };
+    expect(schema.required).toEqual(['chain', 'wallet', 'deposits']);
+    expect(schema.additionalProperties).toBe(false);
+  });
+});
