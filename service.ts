@@ -4,10 +4,13 @@ import { createChainClients } from './chain/clients.js';
 import { ChainRegistry, loadChains } from './chain/registry.js';
 import type { Devnet } from './devnet/devnet.js';
 import { spawnDevnet } from './devnet/process.js';
+import { startIndexer } from './indexer/index.js';
 import { type ChainConfig, type Config, withListenPort } from './lib/config.js';
 import { createLogger, type Logger } from './lib/logger.js';
 import type { Services } from './lib/services.js';
 import { createApp } from './rest/app.js';
+import { mountDocs } from './rest/docs.js';
+import { answerHttpFaults } from './rest/httpFaults.js';
 import { RateLimits } from './rest/rateLimit.js';
 import type { RestRoute } from './rest/route.js';
 import { routes } from './rest/routes/index.js';
@@ -15,6 +18,8 @@ import { schema } from './schema/index.js';
 import { createDb } from './store/db.js';
 import { startEmbeddedPostgres } from './store/embedded.js';
 import { migrate } from './store/migrate.js';
+import { readRollup } from './store/rollups.js';
+import { mountWeb } from './web/mount.js';
 
 export interface ServiceOptions {
   /** Chains to use instead of CHAINS_FILE or a devnet of the service's own (tests share one devnet). */
@@ -83,7 +88,13 @@ export async function startService(config: Config, options: ServiceOptions = {})
     }
     const clients = createChainClients(registry, { rpcTimeoutMs: config.rpcTimeoutMs });
     // Listen first: with PORT=0 the URLs derived from the port are known only then.
-    const server = createServer();
+    // Node checks headersTimeout/requestTimeout only every connectionsCheckingInterval (30 s by
+    // default): a slow client would hold its socket up to 30 s past REQUEST_TIMEOUT_MS. Check often.
+    // requireHostHeader: a request without Host is refused by rest/app.ts, with the envelope.
+    const server = createServer({
+      connectionsCheckingInterval: Math.max(100, Math.min(1_000, Math.floor(config.requestTimeoutMs / 4))),
+      requireHostHeader: false,
+    });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(config.port, config.host, () => resolve());
@@ -106,13 +117,25 @@ export async function startService(config: Config, options: ServiceOptions = {})
       schema,
       limits: new RateLimits(redis, config.redisPrefix),
       routes: [...routes, ...(options.extraRoutes ?? [])],
-      readiness: [],
+      // Ready once the first roll-up exists (written by this process's indexer or another one).
+      readiness: [async () => ((await readRollup(db)) ? null : 'first roll-up not written yet')],
+      mount: (app) => {
+        mountWeb(app, { publicUrl: listenConfig.publicUrl });
+        mountDocs(app, { routes, publicUrl: listenConfig.publicUrl, docsUrl: listenConfig.docsUrl });
+      },
     });
     server.on('request', app);
+    // Requests node refuses before express (unparseable, oversized head, too slow, CONNECT): envelopes too.
+    answerHttpFaults(server, () => listenConfig.docsUrl);
     // Slow clients cannot hold a socket: bounded headers, request and idle keep-alive times.
     server.requestTimeout = config.requestTimeoutMs;
     server.headersTimeout = Math.min(config.requestTimeoutMs, 10_000);
     server.keepAliveTimeout = 5_000;
+    if (config.indexer === 'embedded') {
+      // Awaits the first sync and roll-up: once started, the catalogue holds the chains' history.
+      const indexer = await startIndexer(services);
+      stops.push(() => indexer.stop());
+    }
     const url = `http://${config.host}:${listenConfig.port}`;
     return { url, server, services, stop: stopAll };
   } catch (error) {

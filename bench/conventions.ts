@@ -23,11 +23,18 @@ try {
     const port = await freePort();
     const server = await spawnReady('bench/servers/hello.ts', [kind, String(port), bodyFile]);
     await load('warm-up', `http://127.0.0.1:${port}/`, { duration: 2 });
-    rows.push(await load(kind === 'express' ? 'express 5 hello-world' : 'bare node:http', `http://127.0.0.1:${port}/`, { duration }));
+    rows.push(
+      await load(
+        kind === 'express' ? 'express 5 hello-world' : 'bare node:http',
+        `http://127.0.0.1:${port}/`,
+        { duration },
+      ),
+    );
     await server.stop();
   }
   const variants: Array<[string, Record<string, string>]> = [['conventions (memory counters)', {}]];
-  if (process.env.REDIS_URL) variants.push(['conventions (Redis counters)', { REDIS_URL: process.env.REDIS_URL }]);
+  if (process.env.REDIS_URL)
+    variants.push(['conventions (Redis counters)', { REDIS_URL: process.env.REDIS_URL }]);
   for (const [name, env] of variants) {
     const port = await freePort();
     const server = await spawnReady('bench/servers/conventions.ts', [String(port), bodyFile], {

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -52,6 +52,90 @@ export async function spawnReady(
   };
 }
 
+/** A gateway process (`main.ts`), its pino log lines as they came, and ways to end it. */
+export interface ServiceProcess {
+  child: ChildProcess;
+  url: string;
+  /** Every JSON log line printed on stdout so far (pino: `msg`, `level`, `component`, `chain`…). */
+  logs: Array<Record<string, unknown>>;
+  /** SIGTERM (the service stops what it started), then SIGKILL after `graceMs`. */
+  stop(graceMs?: number): Promise<void>;
+  /** SIGKILL: no clean-up at all, as a crashed replica. */
+  kill(): Promise<void>;
+}
+
+function exitOf(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => child.once('exit', () => resolve()));
+}
+
+/**
+ * Runs the service itself (`node --import tsx main.ts`) with `env` over this process's environment and
+ * resolves when it logged `gateway ready` (store migrated, indexer's first pass done when embedded).
+ */
+export async function spawnService(
+  env: Record<string, string>,
+  options: { timeoutMs?: number; nodeArgs?: string[] } = {},
+): Promise<ServiceProcess> {
+  const child = spawn(
+    process.execPath,
+    [...(options.nodeArgs ?? []), '--import', 'tsx', join(ROOT, 'main.ts')],
+    {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  const logs: Array<Record<string, unknown>> = [];
+  const url = await new Promise<string>((resolve, reject) => {
+    const timeoutMs = options.timeoutMs ?? 120_000;
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`main.ts not ready in ${timeoutMs} ms`));
+    }, timeoutMs);
+    let pending = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      pending += chunk.toString();
+      const lines = pending.split('\n');
+      pending = lines.pop() ?? '';
+      for (const line of lines) {
+        let entry: Record<string, unknown>;
+        try {
+          entry = JSON.parse(line) as Record<string, unknown>;
+        } catch {
+          continue;
+        }
+        logs.push(entry);
+        if (entry.msg === 'gateway ready' && typeof entry.url === 'string') {
+          clearTimeout(timer);
+          resolve(entry.url);
+        }
+      }
+    });
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`main.ts exited before ready (code ${code}, signal ${signal})`));
+    });
+  });
+  const kill = async () => {
+    child.kill('SIGKILL');
+    await exitOf(child);
+  };
+  return {
+    child,
+    url,
+    logs,
+    async stop(graceMs = 15_000) {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+      await exitOf(child);
+      clearTimeout(timer);
+    },
+    kill,
+  };
+}
+
 export interface LoadResult {
   name: string;
   requestsPerSec: number;
@@ -59,20 +143,55 @@ export interface LoadResult {
   p99: number;
   non2xx: number;
   errors: number;
+  /** Requests answered in the run. */
+  total?: number;
+  /** CPU milliseconds per answered request, by process (when the caller measured them). */
+  cpuMsPerRequest?: Record<string, number>;
+}
+
+/** A distinct client per request: `10.x.y.z` from a counter (the service runs with TRUST_PROXY=1). */
+export function distinctClients(): (request: autocannon.Request) => autocannon.Request {
+  let n = 0;
+  return (request) => {
+    n = (n + 1) % 16_777_216;
+    request.headers = {
+      ...request.headers,
+      'x-forwarded-for': `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`,
+    };
+    return request;
+  };
+}
+
+export interface LoadOptions {
+  connections?: number;
+  duration?: number;
+  headers?: Record<string, string>;
+  overallRate?: number;
+  method?: 'GET' | 'POST';
+  /** Request path and query, appended to `url`'s origin (default: `url` as given). */
+  path?: string;
+  body?: string;
+  /** Send every request as another client (a distinct X-Forwarded-For), so no read bucket fills. */
+  distinctClients?: boolean;
 }
 
 /** One autocannon run: 20 connections by default; the generator shares the 2 cores with the server. */
-export async function load(
-  name: string,
-  url: string,
-  options: { connections?: number; duration?: number; headers?: Record<string, string>; overallRate?: number } = {},
-): Promise<LoadResult> {
+export async function load(name: string, url: string, options: LoadOptions = {}): Promise<LoadResult> {
+  const request: autocannon.Request = {
+    method: options.method ?? 'GET',
+    ...(options.path === undefined ? {} : { path: options.path }),
+    ...(options.body === undefined ? {} : { body: options.body }),
+    ...(options.distinctClients ? { setupRequest: distinctClients() } : {}),
+  };
   const result = await autocannon({
     url,
     connections: options.connections ?? 20,
     duration: options.duration ?? 8,
     headers: options.headers ?? {},
     ...(options.overallRate ? { overallRate: options.overallRate } : {}),
+    ...(options.method || options.path || options.body || options.distinctClients
+      ? { requests: [request] }
+      : {}),
   });
   return {
     name,
@@ -81,6 +200,52 @@ export async function load(
     p99: result.latency.p99,
     non2xx: result.non2xx,
     errors: result.errors,
+    total: result.requests.total,
+  };
+}
+
+/** CPU milliseconds (user + system) a process has used so far, from /proc (Linux); 0 once it is gone. */
+export function cpuMs(pid: number, only?: 'user' | 'system'): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command (which may hold spaces): utime and stime are the 12th and 13th.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const user = only === 'system' ? 0 : Number(fields[11]);
+    const system = only === 'user' ? 0 : Number(fields[12]);
+    return ((user + system) * 1000) / CLOCK_TICKS;
+  } catch {
+    return 0;
+  }
+}
+
+/** USER_HZ: 100 on every Linux this runs on (`getconf CLK_TCK`). */
+const CLOCK_TICKS = 100;
+
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/** One row per target from interleaved rounds: the median of each figure, failures summed. */
+export function medianRow(name: string, results: LoadResult[]): LoadResult {
+  return {
+    name,
+    requestsPerSec: Math.round(median(results.map((r) => r.requestsPerSec))),
+    p50: median(results.map((r) => r.p50)),
+    p99: median(results.map((r) => r.p99)),
+    non2xx: results.reduce((s, r) => s + r.non2xx, 0),
+    errors: results.reduce((s, r) => s + r.errors, 0),
+    ...(results[0]?.cpuMsPerRequest
+      ? {
+          cpuMsPerRequest: Object.fromEntries(
+            Object.keys(results[0].cpuMsPerRequest).map((k) => [
+              k,
+              Number(median(results.map((r) => r.cpuMsPerRequest?.[k] ?? 0)).toFixed(3)),
+            ]),
+          ),
+        }
+      : {}),
   };
 }
 
@@ -93,7 +258,10 @@ export function printTable(rows: LoadResult[], baseline: Record<string, number>)
     non2xx: r.non2xx,
     errors: r.errors,
     ...Object.fromEntries(
-      Object.entries(baseline).map(([label, rps]) => [`× ${label}`, Number((r.requestsPerSec / rps).toFixed(2))]),
+      Object.entries(baseline).map(([label, rps]) => [
+        `× ${label}`,
+        Number((r.requestsPerSec / rps).toFixed(2)),
+      ]),
     ),
   }));
   console.table(table);

@@ -1,12 +1,20 @@
+import type DataLoader from 'dataloader';
 import type { Services } from '../lib/services.js';
+import { type CatalogueLoaders, createCatalogueLoaders } from './catalogue.js';
+import { type ContractRead, createMulticallLoader } from './multicall.js';
 
 /**
  * DataLoaders, created per request so that nothing is cached across requests. Each domain adds its
  * loaders here.
  */
-// biome-ignore lint/complexity/noBannedTypes: domains add their loaders to this record as they land.
-export type Loaders = {};
+export type Loaders = {
+  /** View calls batched into one Multicall3 round trip per chain (loaders/multicall.ts). */
+  multicall: DataLoader<ContractRead, unknown, string>;
+} & CatalogueLoaders;
 
-export function createLoaders(_services: Services): Loaders {
-  return {};
+export function createLoaders(services: Services): Loaders {
+  return {
+    multicall: createMulticallLoader(services),
+    ...createCatalogueLoaders(services),
+  };
 }

@@ -35,6 +35,7 @@ export function createApp(options: AppOptions): express.Express {
   app.set('etag', false);
   app.set('query parser', 'extended');
   app.use(requestId);
+  app.use(requireValidHost);
 
   healthRoutes(app, services, options.readiness);
 
@@ -120,6 +121,27 @@ export function createApp(options: AppOptions): express.Express {
   return app;
 }
 
+/**
+ * RFC 9112 §3.2: an HTTP/1.1 request without Host, with two, or with one that is not `host[:port]` is a
+ * 400. Node's own check (off in service.ts) answered a missing Host without an envelope, and a Host
+ * such as `a b` reached /graphql, where yoga could not build the request URL: a 500 with a stack trace.
+ */
+function requireValidHost(req: Request, _res: Response, next: NextFunction): void {
+  let count = 0;
+  for (let i = 0; i < req.rawHeaders.length; i += 2) if (req.rawHeaders[i]!.toLowerCase() === 'host') count++;
+  const host = req.headers.host;
+  let valid = count === 1 || (count === 0 && req.httpVersion !== '1.1');
+  if (valid && host) {
+    try {
+      const url = new URL(`http://${host}/`);
+      valid = url.username === '' && url.password === '' && url.pathname === '/' && !url.search && !url.hash;
+    } catch {
+      valid = false;
+    }
+  }
+  next(valid ? undefined : new ApiError('BAD_REQUEST', 'The Host header is missing, repeated or malformed.'));
+}
+
 /** body-parser, store and unexpected errors all become the one envelope. */
 function toApiError(error: unknown): ApiError {
   if (isApiError(error)) return error;
@@ -129,6 +151,17 @@ function toApiError(error: unknown): ApiError {
     return new ApiError('BAD_REQUEST', 'The body is larger than the service accepts.');
   if (typeof type === 'string' && /encoding|charset|request\.aborted|stream/.test(type)) {
     return new ApiError('BAD_REQUEST', 'The body could not be read.');
+  }
+  // express's own client errors (http-errors with a 4xx status): a path parameter that is not valid
+  // percent-encoding (`/v1/positions/%E0%A4%A`) was a 500.
+  const status = (error as { status?: unknown } | null)?.status;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    return new ApiError(
+      'BAD_REQUEST',
+      error instanceof URIError
+        ? 'The path is not valid percent-encoding.'
+        : 'The request could not be read.',
+    );
   }
   const mapped = storeError(error);
   if (isApiError(mapped)) return mapped;
@@ -150,7 +183,8 @@ function keyGuard(services: Services, limitOptions: RateLimitOptions, pathRoutes
           next();
         },
         (error: unknown) => {
-          if (!isApiError(error) || error.code !== 'UNAUTHORIZED') return next(error);
+          // A 401 and a store failure alike are reported after the bucket (per client here), so
+          // they carry the RateLimit-* headers too.
           res.locals.authError = error;
           next();
         },

@@ -4,7 +4,7 @@ import { createInMemoryCache, useResponseCache } from '@graphql-yoga/plugin-resp
 import type { Request, RequestHandler, Response } from 'express';
 import type { GraphQLSchema } from 'graphql';
 import { GraphQLError } from 'graphql';
-import { createYoga } from 'graphql-yoga';
+import { createYoga, type Plugin } from 'graphql-yoga';
 import { ApiError, isApiError, toExtensions } from '../lib/errors.js';
 import type { Services } from '../lib/services.js';
 import { createContext, type GraphQLContext } from '../schema/context.js';
@@ -20,13 +20,38 @@ export const CACHE_TTL_PER_TYPE: Record<string, number> = {};
 export function maskError(error: unknown, message: string): Error {
   const original = error instanceof GraphQLError ? error.originalError : error;
   if (isApiError(original)) return new GraphQLError(original.message, { extensions: toExtensions(original) });
-  if (error instanceof GraphQLError && !error.originalError) return error;
+  // graphql-js's own errors pass as they are; a variable of the wrong type (`$limit: 1e308`) wraps the
+  // scalar's GraphQLError and was masked as a 500.
+  if (error instanceof GraphQLError && (!error.originalError || error.originalError instanceof GraphQLError))
+    return error;
   return new GraphQLError(message, {
     extensions: { code: 'INTERNAL', http: { status: 500 }, retryable: true },
   });
 }
 
 type ServerContext = { req: Request; res: Response };
+
+/** Tokens of a /graphql document: bounds the parser's time and recursion depth. */
+export const MAX_DOCUMENT_TOKENS = 5_000;
+
+/**
+ * A document nested deeper than the parser's stack (`{ a { a { … 2000 levels`) threw a RangeError,
+ * masked as a 500: it is the client's syntax error, as any other parse failure.
+ */
+const boundedParser: Plugin = {
+  onParse({ parseFn, setParseFn }) {
+    setParseFn((source, options) => {
+      try {
+        return parseFn(source, { ...options, maxTokens: MAX_DOCUMENT_TOKENS });
+      } catch (error) {
+        if (!(error instanceof RangeError)) throw error;
+        throw new GraphQLError('Syntax Error: the document is nested too deeply.', {
+          extensions: { code: 'GRAPHQL_PARSE_FAILED' },
+        });
+      }
+    });
+  },
+};
 
 export function createGraphqlServer(services: Services, schema: GraphQLSchema) {
   return createYoga<ServerContext, GraphQLContext>({
@@ -38,6 +63,7 @@ export function createGraphqlServer(services: Services, schema: GraphQLSchema) {
     maskedErrors: { maskError },
     context: ({ res }) => createContext(services, String(res.locals.requestId ?? '')),
     plugins: [
+      boundedParser,
       useResponseCache({
         session: () => null,
         ttl: 0,

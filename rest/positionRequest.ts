@@ -30,6 +30,9 @@ export const UUID_PATTERN = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a
 /** Metadata keys: plain identifiers (no `__proto__`, no control characters). */
 export const METADATA_KEY_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.:-]*$/;
 export const POSITION_ID_PATTERN = /^0x[0-9a-fA-F]{64}$/;
+/** Metadata values: any text but U+0000 and unpaired surrogates (neither fits in Postgres jsonb). */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: U+0000 is exactly what it refuses
+export const METADATA_VALUE_PATTERN = /^[^\u0000\uD800-\uDFFF]*$/u;
 
 const amount = z
   .string({ error: 'must be a string of base units, e.g. "1000000"' })
@@ -97,6 +100,11 @@ const metadata = z
       .max(
         POSITION_LIMITS.metadataMaxValueLength,
         `values are at most ${POSITION_LIMITS.metadataMaxValueLength} characters`,
+      )
+      // Postgres jsonb holds neither U+0000 nor an unpaired surrogate: storing one was a 500.
+      .regex(
+        METADATA_VALUE_PATTERN,
+        'values must be Unicode text without NUL characters or unpaired surrogates',
       ),
     { error: 'must be an object whose values are strings' },
   )

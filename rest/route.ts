@@ -1,9 +1,12 @@
 import type { Request, Response } from 'express';
+import type { z } from 'zod';
+import type { ErrorCode } from '../lib/errors.js';
 import type { Services } from '../lib/services.js';
 import type { AuthenticatedKey } from '../resolvers/apiKeys.js';
 import type { GraphQLContext } from '../schema/context.js';
 import type { Bucket } from './buckets.js';
 import type { PersistedOperations } from './execute.js';
+import type { ErrorExample } from './schemas/common.js';
 
 /** What a REST handler gets: the HTTP request, the services and a way to run persisted operations. */
 export interface RouteContext {
@@ -36,7 +39,45 @@ export interface RestRoute {
   auth?: { scope: string | null };
   /** POST bodies: JSON, bounded by BODY_LIMIT_BYTES. */
   body?: boolean;
+  /** The published contract of the path (rest/openapi.ts); every route of `routes` has one (openapi:check). */
+  doc?: RouteDoc;
   handle(ctx: RouteContext): Promise<RouteResult>;
+}
+
+/**
+ * How a route is documented in the OpenAPI document (rest/openapi.ts, served at /openapi.json). The
+ * schemas are the zod objects the route itself validates with, so the document cannot drift from the
+ * code. What the conventions add is derived from the route, not repeated here: the bearer scheme and
+ * 401/403 from `auth`, 400 BAD_REQUEST from `body`, and on every route 405, 429, 500 and the
+ * X-Request-Id and RateLimit-* headers.
+ */
+export interface RouteDoc {
+  /** Unique, URL-safe, e.g. `getStats`. */
+  operationId: string;
+  summary: string;
+  /** CommonMark. */
+  description: string;
+  tags: string[];
+  /** Query parameters: one per property (its `.meta({ description })` documents it). */
+  query?: z.ZodObject;
+  /** Path parameters: one per `:name` of `path`. */
+  params?: z.ZodObject;
+  /** Request headers the route reads (Authorization comes from `auth`). */
+  headers?: z.ZodObject;
+  /** The JSON request body. */
+  body?: z.ZodType;
+  /** The 200 body. */
+  response: z.ZodType;
+  /** Headers of the 200 response beyond the conventions' ones. */
+  responseHeaders?: Record<string, { description: string; schema?: z.ZodType }>;
+  /** The codes this route's own validation and resolvers can answer with (SPEC §7). */
+  errors: ErrorCode[];
+  /** Example envelopes of this route's own wording, by code (the generic ones otherwise). */
+  errorExamples?: Partial<Record<ErrorCode, ErrorExample>>;
+  /** An example 200 body (openapi:check validates it against `response`). */
+  example?: unknown;
+  /** An example request body (validated against `body`). */
+  bodyExample?: unknown;
 }
 
 /** `{ data, meta }` of SPEC §1.4 with the meta every read carries. */

@@ -1,5 +1,11 @@
 import { builder } from './builder.js';
 import './apiKey.js';
+import './chain.js';
 import './health.js';
+import './pilot.js';
+import './position.js';
+import './quote.js';
+import './stats.js';
+import './strategy.js';
 
 export const schema = builder.toSchema({ sortSchema: true });

@@ -1,4 +1,15 @@
 import type { RestRoute } from '../route.js';
+import { badgeRoutes } from './badge.js';
+import { catalogueRoutes } from './catalogue.js';
+import { pilotRoutes } from './pilot.js';
+import { positionRoutes } from './positions.js';
+import { quoteRoutes } from './quote.js';
 
 /** Every documented REST path; each domain adds its routes here. */
-export const routes: RestRoute[] = [];
+export const routes: RestRoute[] = [
+  ...catalogueRoutes,
+  ...badgeRoutes,
+  ...quoteRoutes,
+  ...pilotRoutes,
+  ...positionRoutes,
+];

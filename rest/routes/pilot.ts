@@ -1,8 +1,31 @@
+import { z } from 'zod';
 import { ApiError } from '../../lib/errors.js';
-import { parseAddressList } from '../../resolvers/pilot.js';
+import { MAX_BALANCE_ADDRESSES, parseAddressList } from '../../resolvers/pilot.js';
 import { DemoBalancesDocument, PilotDocument } from '../generated/graphql.js';
 import { type RestRoute, readBody } from '../route.js';
 import { requireOperatorOrigin } from '../sameOrigin.js';
+import { balancesBody, pilotBody } from '../schemas/demo.js';
+
+/** The documented form of `addresses` (addressesParameter and parseAddressList decide). */
+const ADDRESS = '\\s*0x[0-9a-fA-F]{40}\\s*';
+const addressesDoc = z
+  .string()
+  .regex(new RegExp(`^${ADDRESS}(?:,${ADDRESS}){0,${MAX_BALANCE_ADDRESSES - 1}}$`))
+  .meta({
+    description: `1 to ${MAX_BALANCE_ADDRESSES} comma-separated EVM addresses (mixed case must carry a valid checksum; duplicates are read once). The culprit of a bad list is named \`addresses[i]\` (0-based).`,
+    examples: ['0x70997970C51812dc3A010C7d01b50e0d17dc79C8,0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC'],
+  });
+
+const DEMO_NOTE =
+  "Same-origin only: the request's `Origin` (or else its `Referer`) must be a page of the operator (PUBLIC_URL, `http://127.0.0.1:PORT`, `http://localhost:PORT` or one of OPERATOR_ORIGINS), otherwise 403 `FORBIDDEN`. A deterrent, not a security boundary; a browser on the operator page sends it by itself. An allowed origin other than the service's own gets `Access-Control-Allow-Origin`. Not a general-purpose API.";
+
+const demoHeaders = {
+  'Cache-Control': { description: '`no-store`.' },
+  Vary: { description: '`Origin, Referer`.' },
+  'Access-Control-Allow-Origin': {
+    description: "The caller's origin, when it is an allowed operator origin other than the service's own.",
+  },
+};
 
 /** `addresses`: one comma-separated string (a repeated parameter is read as one list). */
 function addressesParameter(value: unknown): string[] {
@@ -22,6 +45,21 @@ export const pilotRoutes: RestRoute[] = [
     method: 'GET',
     path: '/api/pilot',
     bucket: 'pilot',
+    doc: {
+      operationId: 'getPilot',
+      summary: 'The test-network pilot (demo)',
+      description: `The demo maker, taker and fee wallets with their balances, the pilot's shipped strategy, its swaps in the recent block window (PILOT_BLOCK_WINDOW) and the fee receiver's balances; the fee receiver's address is deliberately omitted. Served from a cache of a few seconds (\`meta.cached\`, \`meta.freshnessSeconds\`).\n\n${DEMO_NOTE} Rate limit: the \`pilot\` bucket (30 per 60 s per client).`,
+      tags: ['Demo'],
+      response: pilotBody,
+      responseHeaders: demoHeaders,
+      errors: ['FORBIDDEN', 'UPSTREAM_UNAVAILABLE', 'UPSTREAM_TIMEOUT'],
+      errorExamples: {
+        FORBIDDEN: {
+          message:
+            'This demo endpoint answers only pages of the operator: the Origin or Referer must be an operator origin.',
+        },
+      },
+    },
     async handle(ctx) {
       requireOperatorOrigin(ctx.req, ctx.res, ctx.services.config);
       const { pilot } = await ctx.operations.run(PilotDocument, {}, ctx.graphql());
@@ -34,6 +72,27 @@ export const pilotRoutes: RestRoute[] = [
     method: 'GET',
     path: '/api/balances',
     bucket: 'balances',
+    doc: {
+      operationId: 'getDemoBalances',
+      summary: 'USDC, USDT and native balances on the test network (demo)',
+      description: `Live balances of 1 to ${MAX_BALANCE_ADDRESSES} addresses on the demo test network, read in one multicall round trip.\n\n${DEMO_NOTE} Rate limit: the \`balances\` bucket (30 per 60 s per client).`,
+      tags: ['Demo'],
+      query: z.object({ addresses: addressesDoc }),
+      response: balancesBody,
+      responseHeaders: demoHeaders,
+      errors: ['INVALID_PARAMETER', 'FORBIDDEN', 'UPSTREAM_UNAVAILABLE', 'UPSTREAM_TIMEOUT'],
+      errorExamples: {
+        INVALID_PARAMETER: {
+          message:
+            'addresses[1] ("0x1234") is not an EVM address: 0x and 40 hex characters, with a valid checksum when mixed-case.',
+          parameter: 'addresses[1]',
+        },
+        FORBIDDEN: {
+          message:
+            'This demo endpoint answers only pages of the operator: the Origin or Referer must be an operator origin.',
+        },
+      },
+    },
     async handle(ctx) {
       requireOperatorOrigin(ctx.req, ctx.res, ctx.services.config);
       const addresses = parseAddressList(addressesParameter(ctx.req.query.addresses));

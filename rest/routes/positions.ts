@@ -1,7 +1,15 @@
+import { z } from 'zod';
 import { PREPARE_NOTE } from '../../resolvers/positions.js';
 import { PositionStatusDocument, PreparePositionDocument } from '../generated/graphql.js';
-import { parseIdempotencyKey, parsePositionId, parsePositionRequest } from '../positionRequest.js';
+import {
+  POSITION_ID_PATTERN,
+  parseIdempotencyKey,
+  parsePositionId,
+  parsePositionRequest,
+  UUID_PATTERN,
+} from '../positionRequest.js';
 import { type RestRoute, readBody } from '../route.js';
+import { positionRequest, positionStatusBody, preparedBody } from '../schemas/positions.js';
 
 /**
  * POST /v1/positions (SPEC §4.9) and GET /v1/positions/{positionId} (SPEC §4.10). Key, scope, origin
@@ -25,6 +33,62 @@ export const positionRoutes: RestRoute[] = [
     bucket: 'prepare',
     auth: { scope: 'prepare' },
     body: true,
+    doc: {
+      operationId: 'preparePosition',
+      summary: 'Prepare the unsigned transactions of a new position',
+      description: [
+        'Validates the intent, embeds the fixed 0.05% protocol fee in the order, reads the live allowance (and, with `checkBalances`, the balances) and returns the complete, ordered list of **unsigned** transactions. Nothing is signed, broadcast, approved, reserved or locked by this call, and the payload does not expire: the wallet named in `wallet` signs and sends the steps itself, in order.',
+        '',
+        '- `approve` steps appear only where the live allowance is short, so a position comes back as one step (`ship`) or up to three; `includeApprovals: false` returns only `ship`.',
+        '- **Idempotency**: the order salt derives from (key, `Idempotency-Key`). The same key and the same `Idempotency-Key` with the same body return the same `strategyHash` (`meta.replayed: true`); with a different body, 422 `UNPROCESSABLE`. Without the header every call is a new position.',
+        '- A test key (`svc_test_…`) may only name a test network (`baseSepolia`); a live key may not (403 `FORBIDDEN`, `error.parameter: "chain"`). A chain outside the live catalogue is 422 `UNSUPPORTED_CHAIN`; a token the chain does not list is 422 `UNPROCESSABLE` with `issues[]`.',
+        '- Batch bound: exactly 2 deposits. The body must be `application/json`, at most BODY_LIMIT_BYTES (64 KiB by default); unknown fields are refused (400 naming the field), so no private key, mnemonic or signature can ever be sent.',
+        '- Rate limit: the `prepare` bucket, per key (6 per 60 s unless agreed otherwise).',
+      ].join('\n'),
+      tags: ['Positions'],
+      headers: z.object({
+        'Idempotency-Key': z
+          .string()
+          .regex(UUID_PATTERN)
+          .optional()
+          .meta({
+            format: 'uuid',
+            description:
+              'Recommended. A uuid of your choosing per intended position: a retry with the same value returns the same position instead of a second one.',
+            examples: ['123e4567-e89b-12d3-a456-426614174000'],
+          }),
+      }),
+      body: positionRequest,
+      bodyExample: {
+        chain: 'base',
+        wallet: '0x1111111111111111111111111111111111111111',
+        deposits: [
+          { symbol: 'USDC', amount: '1000000000' },
+          { symbol: 'USDT', amount: '1000000000' },
+        ],
+        makerFeeBps: 30000,
+        includeApprovals: true,
+        checkBalances: true,
+        metadata: { orderRef: 'acme-42' },
+      },
+      response: preparedBody,
+      errors: ['INVALID_PARAMETER', 'UNSUPPORTED_CHAIN', 'UNPROCESSABLE', 'UPSTREAM_TIMEOUT'],
+      errorExamples: {
+        INVALID_PARAMETER: {
+          message: 'deposits[1].amount: must be greater than 0: both sides of the position need a balance.',
+          parameter: 'deposits[1].amount',
+        },
+        FORBIDDEN: {
+          message: 'A test key may only prepare on test networks; "base" is a live chain.',
+          parameter: 'chain',
+        },
+        UNPROCESSABLE: {
+          message: 'Token "WETH" is not supported on chain "base". Supported: USDC, USDT, EURC.',
+          parameter: 'deposits[0].symbol',
+          issues: [{ type: 'UNSUPPORTED_TOKEN', expected: 'USDC, USDT, EURC', actual: 'WETH' }],
+        },
+      },
+    },
     async handle(ctx) {
       const idempotencyKey = parseIdempotencyKey(ctx.req.headers['idempotency-key']);
       const request = parsePositionRequest(ctx.req.body);
@@ -77,6 +141,34 @@ export const positionRoutes: RestRoute[] = [
     path: '/v1/positions/:positionId',
     bucket: 'positions',
     auth: { scope: null },
+    doc: {
+      operationId: 'getPosition',
+      summary: 'What the service has observed of a position',
+      description: [
+        'The status of a position this key prepared, by observation of the live catalogue: `prepared` (nothing seen on chain yet), `shipped` (the strategy is in the catalogue: `observedOnChain`, `firstSeenOnChainAt`), `filled` (it has settled volume: `volumeUsd`, `firstSeenFilledAt`). There is no `signed` and no `failed` state: your own transaction receipt is authoritative.',
+        '',
+        '`firstSeen*` record when the service first observed a state, not when it happened on chain. A position of another key and one that does not exist are both 404, deliberately indistinguishable. Never cached (`Cache-Control: no-store`). Any valid key may call it (no scope needed); rate limit: the `positions` bucket, per key.',
+      ].join('\n'),
+      tags: ['Positions'],
+      params: z.object({
+        positionId: z
+          .string()
+          .regex(POSITION_ID_PATTERN)
+          .meta({
+            description: 'The `strategyHash` returned by POST /v1/positions.',
+            examples: ['0x5f1c3a0e1b6b0f7f2d86d8e3d1c2a0f9c3b4e5d6a7b8c9d0e1f2a3b4c5d6e7f8'],
+          }),
+      }),
+      response: positionStatusBody,
+      responseHeaders: { 'Cache-Control': { description: '`no-store`: the status is live.' } },
+      errors: ['INVALID_PARAMETER', 'NOT_FOUND'],
+      errorExamples: {
+        INVALID_PARAMETER: {
+          message: 'positionId must match ^0x[0-9a-fA-F]{64}$ (the strategyHash of the prepare call).',
+          parameter: 'positionId',
+        },
+      },
+    },
     async handle(ctx) {
       const positionId = parsePositionId(ctx.req.params.positionId);
       const result = await ctx.operations.run(PositionStatusDocument, { positionId }, ctx.graphql());

@@ -187,6 +187,13 @@ describe('POST /v1/positions refuses a malformed request with 400 naming the fie
       { ...valid(), metadata: { note: 'x'.repeat(257) } },
       'metadata.note',
     ],
+    // Found by the fuzzer (test/e2e/fuzz.test.ts): Postgres jsonb holds neither, storing them was a 500.
+    ['a NUL character in a metadata value', { ...valid(), metadata: { note: 'a\u0000b' } }, 'metadata.note'],
+    [
+      'an unpaired surrogate in a metadata value',
+      { ...valid(), metadata: { note: 'a\uD800b' } },
+      'metadata.note',
+    ],
     [
       'a private key in metadata',
       { ...valid(), metadata: { note: `0x${'ab'.repeat(32)}` } },

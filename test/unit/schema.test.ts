@@ -14,8 +14,12 @@ describe('committed GraphQL artefacts', () => {
 
   it('the persisted manifest holds one document per operation of rest/operations (run npm run codegen)', () => {
     const files = readdirSync('rest/operations').filter((f) => f.endsWith('.graphql'));
-    const declared = files.flatMap((f) => operationNames(parse(readFileSync(`rest/operations/${f}`, 'utf8')).definitions));
-    const persisted = Object.values(manifest as Record<string, string>).flatMap((d) => operationNames(parse(d).definitions));
+    const declared = files.flatMap((f) =>
+      operationNames(parse(readFileSync(`rest/operations/${f}`, 'utf8')).definitions),
+    );
+    const persisted = Object.values(manifest as Record<string, string>).flatMap((d) =>
+      operationNames(parse(d).definitions),
+    );
     expect(persisted.sort()).toEqual(declared.sort());
   });
 });

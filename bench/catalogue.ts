@@ -1,0 +1,315 @@
+/**
+ * Issue 5's catalogue figures, on the real Postgres (a fresh database on 127.0.0.1:5432) loaded with
+ * 1,000,000 strategies and 10,000,000 swaps:
+ *   1. GET /api/strategies?pair=…&chain=… p99 ≤ 10 ms at half of its peak load;
+ *   2. its uncached throughput ≥ 0.5× an express 5 hello-world returning the same bytes.
+ * The list requests rotate over every (chain, pair) of the data in both spellings of the pair, through
+ * the real route (persisted operation, rate limiter with a limit the load never reaches, no response
+ * cache: strategy lists are never cached). Servers run in processes of their own; autocannon, 20
+ * connections. The query plans (custom and generic) of the filtered list are printed.
+ *   npm run bench:catalogue
+ *   BENCH_STRATEGIES, BENCH_SWAPS   dataset size (1e6, 1e7)
+ *   BENCH_SECONDS, BENCH_ROUNDS     seconds per load run (8), interleaved rounds (3; medians compared)
+ *   BENCH_DB_URL                    reuse a database a previous run kept (BENCH_KEEP_DB=1 keeps it)
+ * The rows come from `generateCatalogue` (bench/generate.ts). Writes bench/results/catalogue.json.
+ */
+import { writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { refreshRollup } from '../indexer/rollup.js';
+import type { ChainConfig } from '../lib/config.js';
+import { listOpenStrategies } from '../store/catalogue.js';
+import { createDb, type Db } from '../store/db.js';
+import { migrate } from '../store/migrate.js';
+import { fixtureChains } from '../test/helpers/catalogue.js';
+import { createTestDatabase } from '../test/helpers/postgres.js';
+import { generateCatalogue } from './generate.js';
+import { freePort, spawnReady, writeResult } from './lib.js';
+
+/** Every server of the run (ours and the baselines) gets the same NODE_ENV: production unless set. */
+const NODE_ENV = process.env.NODE_ENV ?? 'production';
+const STRATEGIES = Number(process.env.BENCH_STRATEGIES ?? 1_000_000);
+const SWAPS = Number(process.env.BENCH_SWAPS ?? 10_000_000);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const P99_TARGET_MS = 10;
+const THROUGHPUT_TARGET = 0.5;
+
+const chains = fixtureChains(3);
+const PAIRS = [
+  ['USDC', 'USDT'],
+  ['EURC', 'USDC'],
+  ['EURC', 'USDT'],
+] as const;
+
+interface Combo {
+  chain: ChainConfig;
+  symbols: readonly [string, string];
+  pairKey: string;
+}
+const combos: Combo[] = chains.flatMap((chain) =>
+  PAIRS.map((symbols) => ({ chain, symbols, pairKey: [...symbols].sort().join('/') })),
+);
+
+/** The SQL and values the list route sends for a filter, captured from store/catalogue.ts itself. */
+async function listStatement(combo: Combo, after = false, sort: 'recent' | 'volume' = 'recent') {
+  let captured: { text: string; values: unknown[] } | undefined;
+  const spy = {
+    query: async (config: { text: string; values: unknown[] }) => {
+      captured = config;
+      return { rows: [] };
+    },
+  } as unknown as Db;
+  // The route resolves "A/B" in either order to the one stored key (resolvePair): one branch.
+  await listOpenStrategies(spy, {
+    sort,
+    chains: [combo.chain.key],
+    pairs: [combo.pairKey],
+    after: after
+      ? {
+          value: sort === 'volume' ? 1 : new Date(Date.now() - 86_400_000).toISOString(),
+          hash: `0x${'0'.repeat(64)}`,
+          chain: '',
+        }
+      : null,
+    limit: 20,
+  });
+  return captured!;
+}
+
+async function explain(db: Db, combo: Combo): Promise<Record<string, string>> {
+  const client = await db.connect();
+  const plans: Record<string, string> = {};
+  try {
+    for (const [after, sort] of [
+      [false, 'recent'],
+      [true, 'recent'],
+      [false, 'volume'],
+      [true, 'volume'],
+    ] as const) {
+      const { text, values } = await listStatement(combo, after, sort);
+      const literals = values.map((v) => client.escapeLiteral(String(v))).join(', ');
+      await client.query(`PREPARE bench_list AS ${text}`);
+      for (const mode of ['force_custom_plan', 'force_generic_plan']) {
+        await client.query(`SET plan_cache_mode = ${mode}`);
+        const { rows } = await client.query<{ 'QUERY PLAN': string }>(
+          `EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) EXECUTE bench_list(${literals})`,
+        );
+        plans[
+          `sort=${sort}, ${after ? 'page 2+' : 'page 1'}, ${mode.replace('force_', '').replace('_plan', '')}`
+        ] = rows.map((r) => r['QUERY PLAN']).join('\n');
+      }
+      await client.query('DEALLOCATE bench_list');
+      await client.query('RESET plan_cache_mode');
+    }
+  } finally {
+    client.release();
+  }
+  return plans;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+interface Run {
+  name: string;
+  requestsPerSec: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+  non2xx: number;
+  errors: number;
+}
+
+async function run(
+  name: string,
+  url: string,
+  paths: string[],
+  options: { rate?: number; seconds?: number } = {},
+): Promise<Run> {
+  const result = await autocannon({
+    url,
+    connections: 20,
+    duration: options.seconds ?? SECONDS,
+    requests: paths.map((path) => ({ method: 'GET' as const, path })),
+    ...(options.rate ? { overallRate: options.rate } : {}),
+  });
+  return {
+    name,
+    requestsPerSec: Math.round(result.requests.average),
+    p50: result.latency.p50,
+    p90: result.latency.p90,
+    p99: result.latency.p99,
+    max: result.latency.max,
+    non2xx: result.non2xx,
+    errors: result.errors,
+  };
+}
+
+const stops: Array<() => Promise<void>> = [];
+let database: { url: string; drop(): Promise<void> } | null = null;
+try {
+  let url = process.env.BENCH_DB_URL;
+  let generation: Record<string, unknown> = { reused: url };
+  if (!url) {
+    database = await createTestDatabase();
+    url = database.url;
+  }
+  const db = createDb(url, 4);
+  stops.push(async () => {
+    await db.end();
+  });
+  await migrate(db);
+  const { rows: counted } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM strategies');
+  if (counted[0]!.n === 0) {
+    const started = performance.now();
+    console.log(
+      `generating with bench/generate.ts: ${STRATEGIES.toLocaleString()} strategies, ${SWAPS.toLocaleString()} swaps`,
+    );
+    await generateCatalogue(db, {
+      strategies: STRATEGIES,
+      swaps: SWAPS,
+      chains,
+      log: (line) => console.log(`  ${line}`),
+    });
+    generation = { seconds: Math.round((performance.now() - started) / 1000) };
+    console.log(`generated in ${generation.seconds} s`);
+  }
+  const refreshed = await refreshRollup(db, chains);
+  const { rows: sizes } = await db.query<{ strategies: number; open: number; swaps: number; table: string }>(
+    `SELECT (SELECT count(*)::int FROM strategies) AS strategies,
+            (SELECT count(*)::int FROM strategies WHERE status = 'active') AS open,
+            (SELECT reltuples::bigint FROM pg_class WHERE relname = 'swaps') AS swaps,
+            pg_size_pretty(pg_total_relation_size('strategies')) AS table`,
+  );
+  console.log(`dataset: ${JSON.stringify(sizes[0])}; roll-up refreshed in ${refreshed.ms} ms`);
+
+  // The smallest (chain, pair) of the data: where a filter on an unsuited index reads the most rows.
+  const plans = await explain(db, combos.at(-1)!);
+  for (const [name, plan] of Object.entries(plans)) console.log(`\n-- plan (${name}) --\n${plan}`);
+
+  const port = await freePort();
+  const server = await spawnReady(
+    'bench/servers/catalogue.ts',
+    [String(port), '/api/strategies,/api/strategy-detail'],
+    { DATABASE_URL: url, NODE_ENV },
+  );
+  stops.push(server.stop);
+  const base = `http://127.0.0.1:${port}`;
+  const listPaths = combos.flatMap((c) =>
+    [c.symbols.join('/'), [...c.symbols].reverse().join('/')].map(
+      (pair) => `/api/strategies?pair=${encodeURIComponent(pair)}&chain=${c.chain.key}`,
+    ),
+  );
+  const { rows: sample } = await db.query<{ strategy_hash: string }>(
+    'SELECT strategy_hash FROM strategies TABLESAMPLE SYSTEM (0.1) LIMIT 200',
+  );
+  const detailPaths = sample.map((r) => `/api/strategy-detail?hash=${r.strategy_hash}`);
+  // The bytes of a real list response, served as they are by the baseline.
+  const listBody = await (await fetch(`${base}${listPaths[0]}`)).text();
+  const parsed = JSON.parse(listBody) as { data: { strategies: unknown[] } };
+  if (parsed.data.strategies.length !== 20)
+    throw new Error(`unexpected list body: ${listBody.slice(0, 200)}`);
+  const bodyFile = join(tmpdir(), `gw-bench-catalogue-${process.pid}.json`);
+  writeFileSync(bodyFile, listBody);
+  const helloPort = await freePort();
+  const hello = await spawnReady('bench/servers/hello.ts', ['express', String(helloPort), bodyFile], {
+    NODE_ENV,
+  });
+  stops.push(hello.stop);
+
+  await run('warm-up', base, listPaths, { seconds: 3 });
+  await run('warm-up', `http://127.0.0.1:${helloPort}`, ['/'], { seconds: 2 });
+  // Rounds interleave the baseline and the list so both see the same background load; medians compare.
+  const runs: Run[] = [];
+  const expressRuns: Run[] = [];
+  const peakRuns: Run[] = [];
+  const halfRuns: Run[] = [];
+  for (let round = 1; round <= ROUNDS; round++) {
+    const express = await run(
+      `express 5 hello-world (same bytes), round ${round}`,
+      `http://127.0.0.1:${helloPort}`,
+      ['/'],
+    );
+    const peak = await run(`GET /api/strategies?pair&chain, peak, round ${round}`, base, listPaths);
+    const rate = Math.max(1, Math.round(peak.requestsPerSec / 2));
+    const half = await run(
+      `GET /api/strategies?pair&chain, half of peak (${rate} req/s), round ${round}`,
+      base,
+      listPaths,
+      {
+        rate,
+      },
+    );
+    expressRuns.push(express);
+    peakRuns.push(peak);
+    halfRuns.push(half);
+    runs.push(express, peak, half);
+    console.log(
+      `round ${round}: express ${express.requestsPerSec} req/s; list peak ${peak.requestsPerSec} req/s; half of peak p99 ${half.p99} ms`,
+    );
+  }
+  runs.push(await run('GET /api/strategy-detail?hash, peak (info)', base, detailPaths));
+
+  console.log(
+    `\n${sizes[0]!.strategies.toLocaleString()} strategies, ~${Number(sizes[0]!.swaps).toLocaleString()} swaps; ${SECONDS} s per run, ${ROUNDS} rounds, body ${listBody.length} bytes`,
+  );
+  console.table(
+    runs.map((r) => ({
+      target: r.name,
+      'req/s': r.requestsPerSec,
+      'p50 ms': r.p50,
+      'p90 ms': r.p90,
+      'p99 ms': r.p99,
+      'max ms': r.max,
+      non2xx: r.non2xx,
+      errors: r.errors,
+    })),
+  );
+  const expressRps = median(expressRuns.map((r) => r.requestsPerSec));
+  const peakRps = median(peakRuns.map((r) => r.requestsPerSec));
+  const ratio = Number((peakRps / expressRps).toFixed(3));
+  const half = { p99: median(halfRuns.map((r) => r.p99)) };
+  const peak = { requestsPerSec: peakRps };
+  const verdicts = {
+    p99AtHalfPeak: { ms: half.p99, target: `<= ${P99_TARGET_MS} ms`, met: half.p99 <= P99_TARGET_MS },
+    throughput: {
+      ratioToExpress: ratio,
+      expressRps,
+      listRps: peak.requestsPerSec,
+      target: `>= ${THROUGHPUT_TARGET}x express`,
+      met: ratio >= THROUGHPUT_TARGET,
+    },
+  };
+  console.log(
+    `p99 at half of peak: ${half.p99} ms (target ≤ ${P99_TARGET_MS} ms) ${verdicts.p99AtHalfPeak.met ? 'MET' : 'MISSED'}`,
+  );
+  console.log(
+    `uncached list: ${ratio}× express (${peak.requestsPerSec} vs ${expressRps} req/s; target ≥ ${THROUGHPUT_TARGET}) ${verdicts.throughput.met ? 'MET' : 'MISSED'}`,
+  );
+  const file = writeResult('catalogue', {
+    when: new Date().toISOString(),
+    machine: {
+      cpus: cpus().length,
+      model: cpus()[0]?.model,
+      node: process.version,
+      loadavg: loadavg(),
+      nodeEnv: NODE_ENV,
+    },
+    dataset: { ...sizes[0], generation },
+    method: { connections: 20, seconds: SECONDS, listPaths, bodyBytes: listBody.length },
+    runs,
+    verdicts,
+    plans,
+  });
+  console.log(`written ${file}`);
+} finally {
+  for (const stop of stops.reverse()) await stop().catch(() => {});
+  if (database && process.env.BENCH_KEEP_DB !== '1') await database.drop();
+  else if (database) console.log(`kept the database: BENCH_DB_URL=${database.url}`);
+}

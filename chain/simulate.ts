@@ -1,0 +1,213 @@
+/**
+ * Quote by simulation: ONE `eth_call` of the chain's Multicall3 `aggregate3`, so the block number, the
+ * router's `quote` and the funding a swap would need all come from the same state in one round trip:
+ *   0 getBlockNumber()                                   the block the quote reports
+ *   1 router.quote(order, tokenIn, tokenOut, amount, t)  the quote itself (may revert: decoded)
+ *   2 aqua.rawBalances(maker, router, hash, tokenIn)     the strategy's state on chain (tokensCount: 0
+ *                                                        never shipped, 0xFF docked) and its tokenIn
+ *                                                        balance, from which the protocol fee leaves
+ *   3-6 tokenIn/tokenOut balanceOf(maker), allowance(maker, aqua)   what Aqua pulls from on a swap
+ */
+import {
+  type Address,
+  BaseError,
+  createPublicClient,
+  decodeFunctionResult,
+  encodeFunctionData,
+  type Hex,
+  http,
+  keccak256,
+  toHex,
+} from 'viem';
+import type { ChainConfig } from '../lib/config.js';
+import { ApiError } from '../lib/errors.js';
+import { aquaAbi, erc20Abi, multicall3Abi, routerAbi } from './abi.js';
+import { quoteCalldata, type SwapParams } from './calldata.js';
+import { type ChainClient, classifyRpcError, viemChainOf } from './clients.js';
+import { nodeHttpFetch } from './nodeFetch.js';
+import { type DecodedRevert, decodeRevert } from './revert.js';
+
+type SimulationChain = Pick<ChainConfig, 'key' | 'multicall' | 'router' | 'aqua'>;
+
+/** What a swap would pull from: null where the read failed (a token that does not answer). */
+export interface SwapFunding {
+  /** The strategy's virtual tokenIn balance in Aqua; the protocol fee is pulled from it first. */
+  strategyBalanceIn: bigint | null;
+  makerBalanceIn: bigint | null;
+  makerAllowanceIn: bigint | null;
+  makerBalanceOut: bigint | null;
+  makerAllowanceOut: bigint | null;
+}
+
+/** Aqua's tokensCount of a strategy: 0 never shipped (to this app), 1..254 active, 0xFF docked. */
+export type StrategyState = 'active' | 'docked' | 'unknown' | null;
+
+export const DOCKED_TOKENS_COUNT = 0xff;
+
+export type QuoteSimulation =
+  | {
+      ok: true;
+      blockNumber: bigint;
+      /** From rawBalances in the same call; null when that read failed. */
+      state: StrategyState;
+      amountIn: bigint;
+      amountOut: bigint;
+      orderHash: Hex;
+      funding: SwapFunding;
+    }
+  | { ok: false; blockNumber: bigint | null; state: StrategyState; revert: DecodedRevert };
+
+const BLOCK_NUMBER_CALL = encodeFunctionData({ abi: multicall3Abi, functionName: 'getBlockNumber' });
+
+export type SimulationParams = Omit<SwapParams, 'amount'> & { strategyHash: Hex };
+
+/** A 32-byte word that cannot occur by chance in the rest of the calldata (keccak256 of a label). */
+const AMOUNT_SENTINEL = keccak256(toHex('quote amount placeholder')).slice(2);
+
+function encodeSimulation(chain: SimulationChain, params: SimulationParams, amount: bigint): Hex {
+  const maker = params.order.maker;
+  const aqua = chain.aqua as Address;
+  const balanceOf = encodeFunctionData({ abi: erc20Abi, functionName: 'balanceOf', args: [maker] });
+  const allowance = encodeFunctionData({ abi: erc20Abi, functionName: 'allowance', args: [maker, aqua] });
+  const call = (target: Address, callData: Hex, allowFailure = true) => ({ target, allowFailure, callData });
+  return encodeFunctionData({
+    abi: multicall3Abi,
+    functionName: 'aggregate3',
+    args: [
+      [
+        call(chain.multicall as Address, BLOCK_NUMBER_CALL, false),
+        call(chain.router as Address, quoteCalldata({ ...params, amount })),
+        call(
+          aqua,
+          encodeFunctionData({
+            abi: aquaAbi,
+            functionName: 'rawBalances',
+            args: [maker, chain.router as Address, params.strategyHash, params.tokenIn],
+          }),
+        ),
+        call(params.tokenIn, balanceOf),
+        call(params.tokenIn, allowance),
+        call(params.tokenOut, balanceOf),
+        call(params.tokenOut, allowance),
+      ],
+    ],
+  });
+}
+
+/**
+ * The calldata of the pinned simulation as a function of the amount: ABI-encoded once (with a
+ * placeholder amount word), then only the amount's 32-byte word changes per quote.
+ */
+export function simulationTemplate(
+  chain: SimulationChain,
+  params: SimulationParams,
+): (amount: bigint) => Hex {
+  const template = encodeSimulation(chain, params, BigInt(`0x${AMOUNT_SENTINEL}`));
+  const at = template.indexOf(AMOUNT_SENTINEL);
+  if (at < 0 || template.indexOf(AMOUNT_SENTINEL, at + 1) >= 0) {
+    return (amount) => encodeSimulation(chain, params, amount);
+  }
+  const head = template.slice(0, at);
+  const tail = template.slice(at + 64);
+  return (amount) => {
+    if (amount < 0n || amount >= 1n << 256n) throw new RangeError(`amount is not a uint256: ${amount}`);
+    return `${head}${amount.toString(16).padStart(64, '0')}${tail}` as Hex;
+  };
+}
+
+/** The calldata of the pinned simulation (the bench sends it raw). */
+export function simulationCalldata(chain: SimulationChain, params: SwapParams & { strategyHash: Hex }): Hex {
+  return encodeSimulation(chain, params, params.amount);
+}
+
+/**
+ * The read-only client of the simulation: like `createChainClient` (no retries, the service's RPC
+ * timeout) but over node:http keep-alive (`nodeHttpFetch`), the cheaper transport on this hot path.
+ */
+export function createSimulationClient(config: ChainConfig, options: { rpcTimeoutMs: number }): ChainClient {
+  return createPublicClient({
+    chain: viemChainOf(config),
+    transport: http(config.rpcUrl, { timeout: options.rpcTimeoutMs, retryCount: 0, fetchFn: nodeHttpFetch }),
+    pollingInterval: 50,
+  });
+}
+
+function uintOf(result: { success: boolean; returnData: Hex } | undefined): bigint | null {
+  if (!result?.success || result.returnData.length !== 66) return null;
+  return BigInt(result.returnData);
+}
+
+/**
+ * Simulates `router.quote` at the latest block, given the calldata of `simulationTemplate`. RPC failures become 503 UPSTREAM_UNAVAILABLE / 504
+ * UPSTREAM_TIMEOUT (classifyRpcError); a revert of the router is returned as `{ ok: false }`.
+ */
+export async function simulateQuote(
+  client: ChainClient,
+  chain: SimulationChain,
+  calldata: Hex,
+): Promise<QuoteSimulation> {
+  let data: Hex | undefined;
+  try {
+    ({ data } = await client.call({ to: chain.multicall as Address, data: calldata }));
+  } catch (error) {
+    const mapped = classifyRpcError(error, chain.key);
+    if (mapped) throw mapped;
+    // The aggregate itself reverted (the quote leg may fail without that): report the reason.
+    const withData =
+      error instanceof BaseError
+        ? (error.walk((e) => typeof (e as { data?: unknown }).data === 'string') as { data?: Hex } | null)
+        : null;
+    return { ok: false, blockNumber: null, state: null, revert: decodeRevert(withData?.data) };
+  }
+  if (data === undefined || data === '0x') {
+    throw new ApiError(
+      'UPSTREAM_UNAVAILABLE',
+      `The multicall contract of chain "${chain.key}" did not answer.`,
+    );
+  }
+  const results = decodeFunctionResult({ abi: multicall3Abi, functionName: 'aggregate3', data });
+  const [block, quote, raw] = results;
+  if (!block?.success || !quote) {
+    throw new ApiError(
+      'UPSTREAM_UNAVAILABLE',
+      `The multicall contract of chain "${chain.key}" gave no block.`,
+    );
+  }
+  const blockNumber = decodeFunctionResult({
+    abi: multicall3Abi,
+    functionName: 'getBlockNumber',
+    data: block.returnData,
+  });
+  let state: StrategyState = null;
+  let strategyBalanceIn: bigint | null = null;
+  if (raw?.success) {
+    const [balance, tokensCount] = decodeFunctionResult({
+      abi: aquaAbi,
+      functionName: 'rawBalances',
+      data: raw.returnData,
+    });
+    state = tokensCount === 0 ? 'unknown' : tokensCount === DOCKED_TOKENS_COUNT ? 'docked' : 'active';
+    strategyBalanceIn = balance;
+  }
+  if (!quote.success) return { ok: false, blockNumber, state, revert: decodeRevert(quote.returnData) };
+  const [amountIn, amountOut, orderHash] = decodeFunctionResult({
+    abi: routerAbi,
+    functionName: 'quote',
+    data: quote.returnData,
+  });
+  return {
+    ok: true,
+    blockNumber,
+    state,
+    amountIn,
+    amountOut,
+    orderHash,
+    funding: {
+      strategyBalanceIn,
+      makerBalanceIn: uintOf(results[3]),
+      makerAllowanceIn: uintOf(results[4]),
+      makerBalanceOut: uintOf(results[5]),
+      makerAllowanceOut: uintOf(results[6]),
+    },
+  };
+}

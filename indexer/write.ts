@@ -1,0 +1,232 @@
+/**
+ * The indexer's writes. One chunk of blocks is one transaction: its rows and the checkpoint advance
+ * commit together, so a restart resumes after the last stored block with no gap and no duplicate.
+ * Every insert is idempotent on the (chain, tx, log index) keys and the derived counters (strategy
+ * balances, volume, swap count, volume_hourly) move only for rows this transaction actually inserted,
+ * so replaying a range changes nothing. Rows go in as arrays (`unnest`): a handful of statements per
+ * chunk, whatever its size.
+ */
+import type pg from 'pg';
+import type { ChunkBatch } from './batch.js';
+
+export interface Checkpoint {
+  lastBlock: number;
+  lastBlockHash: string | null;
+  genesisHash: string | null;
+}
+
+export async function readCheckpoint(client: pg.ClientBase, chainKey: string): Promise<Checkpoint | null> {
+  const { rows } = await client.query<{
+    last_block: string;
+    last_block_hash: string | null;
+    genesis_hash: string | null;
+  }>('SELECT last_block, last_block_hash, genesis_hash FROM indexer_checkpoints WHERE chain_key = $1', [
+    chainKey,
+  ]);
+  const row = rows[0];
+  return row
+    ? { lastBlock: Number(row.last_block), lastBlockHash: row.last_block_hash, genesisHash: row.genesis_hash }
+    : null;
+}
+
+const INSERT_STRATEGIES = `
+INSERT INTO strategies (chain_key, strategy_hash, maker, app, strategy, traits, program, token_a, token_b,
+  symbol_a, symbol_b, decimals_a, decimals_b, pair_key, tokens, initial_a, initial_b, balance_a, balance_b,
+  shipped_block, shipped_tx, shipped_at)
+SELECT $1, t.hash, t.maker, t.app, t.strategy, t.traits, t.program, t.token_a, t.token_b, t.symbol_a, t.symbol_b,
+  t.decimals_a, t.decimals_b, t.pair_key, t.tokens, t.initial_a, t.initial_b,
+  -- Balances start at 0 and follow every Pushed/Pulled, the ship's own Pushed logs included.
+  CASE WHEN t.token_a IS NULL THEN NULL ELSE 0 END, CASE WHEN t.token_b IS NULL THEN NULL ELSE 0 END,
+  t.block, t.tx, t.time
+FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::numeric[], $7::jsonb[], $8::text[], $9::text[],
+  $10::text[], $11::text[], $12::int[], $13::int[], $14::text[], $15::jsonb[], $16::numeric[], $17::numeric[],
+  $18::bigint[], $19::text[], $20::timestamptz[])
+  AS t(hash, maker, app, strategy, traits, program, token_a, token_b, symbol_a, symbol_b, decimals_a, decimals_b,
+    pair_key, tokens, initial_a, initial_b, block, tx, time)
+ON CONFLICT (chain_key, strategy_hash) DO NOTHING`;
+
+// A strategy's balance is keyed by (maker, app, hash) in Aqua: a delta applies only to that row.
+// Deltas come from the rows RETURNING gives back, i.e. only from the rows this statement inserted.
+const INSERT_BALANCES = `
+WITH inserted AS (
+  INSERT INTO balance_changes (chain_key, tx_hash, log_index, block_number, strategy_hash, maker, app, token, kind,
+    amount)
+  SELECT $1, t.* FROM unnest($2::text[], $3::int[], $4::bigint[], $5::text[], $6::text[], $7::text[], $8::text[],
+    $9::text[], $10::numeric[]) AS t
+  ON CONFLICT (chain_key, tx_hash, log_index) DO NOTHING
+  RETURNING strategy_hash, maker, app, token, kind, amount
+), delta AS (
+  SELECT s.strategy_hash,
+    sum(CASE WHEN i.kind = 'push' THEN i.amount ELSE -i.amount END) FILTER (WHERE i.token = s.token_a) AS da,
+    sum(CASE WHEN i.kind = 'push' THEN i.amount ELSE -i.amount END) FILTER (WHERE i.token = s.token_b) AS db
+  FROM inserted i
+  JOIN strategies s ON s.chain_key = $1 AND s.strategy_hash = i.strategy_hash AND s.maker = i.maker AND s.app = i.app
+  GROUP BY s.strategy_hash
+)
+UPDATE strategies s
+SET balance_a = s.balance_a + coalesce(d.da, 0), balance_b = s.balance_b + coalesce(d.db, 0)
+FROM delta d
+WHERE s.chain_key = $1 AND s.strategy_hash = d.strategy_hash`;
+
+// Volume counts only swaps of a stored strategy attached to this router (PROTOCOL: "Swapped logs of
+// the router whose orderHash is a shipped strategy hash"), bucketed by the strategy's pair and the
+// block's UTC hour. A strategy without a pair key (not two tokens) has no volume_hourly bucket.
+const INSERT_SWAPS = `
+WITH inserted AS (
+  INSERT INTO swaps (chain_key, tx_hash, log_index, block_number, block_time, strategy_hash, maker, taker,
+    token_in, token_out, amount_in, amount_out, volume_usd)
+  SELECT $1, t.* FROM unnest($3::text[], $4::int[], $5::bigint[], $6::timestamptz[], $7::text[], $8::text[],
+    $9::text[], $10::text[], $11::text[], $12::numeric[], $13::numeric[], $14::float8[]) AS t
+  ON CONFLICT (chain_key, tx_hash, log_index) DO NOTHING
+  RETURNING strategy_hash, block_time, volume_usd
+), counted AS (
+  SELECT i.*, s.pair_key FROM inserted i
+  JOIN strategies s ON s.chain_key = $1 AND s.strategy_hash = i.strategy_hash AND s.app = $2
+), per_strategy AS (
+  SELECT strategy_hash, sum(volume_usd) AS volume, count(*)::int AS swaps, max(block_time) AS last
+  FROM counted GROUP BY strategy_hash
+), updated AS (
+  UPDATE strategies s
+  SET volume_usd = s.volume_usd + p.volume, swap_count = s.swap_count + p.swaps,
+    last_swap_at = greatest(s.last_swap_at, p.last), first_volume_seen_at = coalesce(s.first_volume_seen_at, now())
+  FROM per_strategy p
+  WHERE s.chain_key = $1 AND s.strategy_hash = p.strategy_hash
+)
+INSERT INTO volume_hourly AS v (chain_key, pair_key, hour, volume_usd, swap_count, last_swap_at)
+SELECT $1, pair_key, date_trunc('hour', block_time AT TIME ZONE 'UTC') AT TIME ZONE 'UTC', sum(volume_usd),
+  count(*)::int, max(block_time)
+FROM counted WHERE pair_key IS NOT NULL
+GROUP BY 2, 3
+ON CONFLICT (chain_key, pair_key, hour) DO UPDATE
+SET volume_usd = v.volume_usd + EXCLUDED.volume_usd, swap_count = v.swap_count + EXCLUDED.swap_count,
+  last_swap_at = greatest(v.last_swap_at, EXCLUDED.last_swap_at)`;
+
+// Docking zeroes the strategy's balances in Aqua; only the first Docked counts (replays change nothing).
+const APPLY_DOCKS = `
+UPDATE strategies s
+SET status = 'docked', docked_block = d.block, docked_at = d.time,
+  balance_a = CASE WHEN s.balance_a IS NULL THEN NULL ELSE 0 END,
+  balance_b = CASE WHEN s.balance_b IS NULL THEN NULL ELSE 0 END
+FROM unnest($2::text[], $3::text[], $4::text[], $5::bigint[], $6::timestamptz[]) AS d(hash, maker, app, block, time)
+WHERE s.chain_key = $1 AND s.strategy_hash = d.hash AND s.maker = d.maker AND s.app = d.app AND s.status = 'active'`;
+
+const ADVANCE_CHECKPOINT = `
+INSERT INTO indexer_checkpoints (chain_key, chain_id, last_block, last_block_hash, genesis_hash, updated_at)
+VALUES ($1, $2, $3, $4, $5, now())
+ON CONFLICT (chain_key) DO UPDATE
+SET chain_id = EXCLUDED.chain_id, last_block = EXCLUDED.last_block, last_block_hash = EXCLUDED.last_block_hash,
+  genesis_hash = EXCLUDED.genesis_hash, updated_at = now()`;
+
+const col = <T, K>(rows: readonly T[], pick: (row: T) => K): K[] => rows.map(pick);
+
+/** Stores one chunk and advances the checkpoint to its last block, in one transaction. */
+export async function writeChunk(
+  client: pg.ClientBase,
+  chain: { key: string; chainId: number; router: string },
+  batch: ChunkBatch,
+  checkpoint: { lastBlock: number; lastBlockHash: string; genesisHash: string },
+): Promise<void> {
+  const key = chain.key;
+  await client.query('BEGIN');
+  try {
+    // The chain is the source of truth: a crash may lose the last commits, checkpoint included, and
+    // they are indexed again. Not waiting for the WAL flush at each chunk is safe for that reason.
+    await client.query('SET LOCAL synchronous_commit = off');
+    const { strategies, balances, swaps, docks } = batch;
+    if (strategies.length > 0) {
+      await client.query(INSERT_STRATEGIES, [
+        key,
+        col(strategies, (r) => r.hash),
+        col(strategies, (r) => r.maker),
+        col(strategies, (r) => r.app),
+        col(strategies, (r) => r.strategy),
+        col(strategies, (r) => r.traits),
+        col(strategies, (r) => r.program),
+        col(strategies, (r) => r.tokenA),
+        col(strategies, (r) => r.tokenB),
+        col(strategies, (r) => r.symbolA),
+        col(strategies, (r) => r.symbolB),
+        col(strategies, (r) => r.decimalsA),
+        col(strategies, (r) => r.decimalsB),
+        col(strategies, (r) => r.pairKey),
+        col(strategies, (r) => r.tokens),
+        col(strategies, (r) => r.initialA),
+        col(strategies, (r) => r.initialB),
+        col(strategies, (r) => r.block),
+        col(strategies, (r) => r.tx),
+        col(strategies, (r) => r.time),
+      ]);
+    }
+    if (balances.length > 0) {
+      await client.query(INSERT_BALANCES, [
+        key,
+        col(balances, (r) => r.tx),
+        col(balances, (r) => r.logIndex),
+        col(balances, (r) => r.block),
+        col(balances, (r) => r.hash),
+        col(balances, (r) => r.maker),
+        col(balances, (r) => r.app),
+        col(balances, (r) => r.token),
+        col(balances, (r) => r.kind),
+        col(balances, (r) => r.amount),
+      ]);
+    }
+    if (swaps.length > 0) {
+      await client.query(INSERT_SWAPS, [
+        key,
+        chain.router.toLowerCase(),
+        col(swaps, (r) => r.tx),
+        col(swaps, (r) => r.logIndex),
+        col(swaps, (r) => r.block),
+        col(swaps, (r) => r.time),
+        col(swaps, (r) => r.hash),
+        col(swaps, (r) => r.maker),
+        col(swaps, (r) => r.taker),
+        col(swaps, (r) => r.tokenIn),
+        col(swaps, (r) => r.tokenOut),
+        col(swaps, (r) => r.amountIn),
+        col(swaps, (r) => r.amountOut),
+        col(swaps, (r) => r.volumeUsd),
+      ]);
+    }
+    if (docks.length > 0) {
+      await client.query(APPLY_DOCKS, [
+        key,
+        col(docks, (r) => r.hash),
+        col(docks, (r) => r.maker),
+        col(docks, (r) => r.app),
+        col(docks, (r) => r.block),
+        col(docks, (r) => r.time),
+      ]);
+    }
+    await client.query(ADVANCE_CHECKPOINT, [
+      key,
+      chain.chainId,
+      checkpoint.lastBlock,
+      checkpoint.lastBlockHash,
+      checkpoint.genesisHash,
+    ]);
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw error;
+  }
+}
+
+/**
+ * Drops everything indexed of a chain (its history changed under the checkpoint), so it is indexed
+ * again from its start block.
+ */
+export async function resetChain(client: pg.ClientBase, chainKey: string): Promise<void> {
+  await client.query('BEGIN');
+  try {
+    for (const table of ['swaps', 'balance_changes', 'volume_hourly', 'strategies', 'indexer_checkpoints']) {
+      // Table names are constants of this list; the chain key is a parameter.
+      await client.query(`DELETE FROM ${table} WHERE chain_key = $1`, [chainKey]);
+    }
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw error;
+  }
+}

@@ -1,0 +1,297 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { gzipSync } from 'node:zlib';
+import type express from 'express';
+import type { NextFunction, Request, Response } from 'express';
+import { ApiError, ERROR_CODE_LIST, ERROR_CODES, type ErrorCode } from '../lib/errors.js';
+import { buildOpenApi, errorExample, type OpenApiDocument } from './openapi.js';
+import type { RestRoute } from './route.js';
+import { ERROR_DOCS } from './schemas/common.js';
+
+/**
+ * The published contract, outside the rate-limit buckets (createApp's `mount`):
+ *   GET /openapi.json          the OpenAPI 3.1 document (rest/openapi.ts), built once (first use)
+ *   GET /docs                  Swagger UI (swagger-ui-dist from node_modules, same origin, no CDN)
+ *   GET /docs/errors           the error codes
+ *   GET /docs/errors/{CODE}    one page per code: what every `error.documentation` link points to;
+ *                              an unknown code is a 404 envelope
+ */
+
+interface Asset {
+  body: Buffer;
+  gzip?: Buffer;
+  type: string;
+  etag: string;
+  cache: string;
+}
+
+function asset(body: Buffer | string, type: string, cache = 'no-cache'): Asset {
+  const buffer = Buffer.isBuffer(body) ? body : Buffer.from(body);
+  const etag = `"${createHash('sha256').update(buffer).digest('base64url').slice(0, 22)}"`;
+  return { body: buffer, type, etag, cache };
+}
+
+function send(req: Request, res: Response, file: Asset, headers: Record<string, string> = {}): void {
+  for (const [name, value] of Object.entries({ ...SECURITY_HEADERS, ...headers })) res.setHeader(name, value);
+  res.setHeader('Content-Type', file.type);
+  res.setHeader('Cache-Control', file.cache);
+  res.setHeader('ETag', file.etag);
+  res.setHeader('Vary', 'Accept-Encoding');
+  if (req.headers['if-none-match'] === file.etag) {
+    res.statusCode = 304;
+    res.end();
+    return;
+  }
+  const gzip = file.gzip && /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''));
+  const body = gzip ? file.gzip! : file.body;
+  if (gzip) res.setHeader('Content-Encoding', 'gzip');
+  res.setHeader('Content-Length', body.length);
+  res.statusCode = 200;
+  res.end(req.method === 'HEAD' ? undefined : body);
+}
+
+const SECURITY_HEADERS = {
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'no-referrer',
+};
+
+function escapeHtml(value: string): string {
+  return value.replace(/[&"'<>]/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/** The `code` spans of the SPEC-style texts as HTML. */
+function inlineCode(text: string): string {
+  return escapeHtml(text).replace(/`([^`]+)`/g, '<code>$1</code>');
+}
+
+const STYLE = `:root{color-scheme:light dark;font-family:system-ui,sans-serif;line-height:1.5}
+body{max-width:52rem;margin:2rem auto;padding:0 1rem}
+code{font-family:ui-monospace,monospace;background:rgba(127,127,127,.15);padding:0 .25em;border-radius:3px}
+pre{background:rgba(127,127,127,.15);padding:.8rem 1rem;border-radius:4px;overflow-x:auto}pre code{background:none;padding:0}
+table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:.35rem .6rem;border-bottom:1px solid rgba(127,127,127,.3);vertical-align:top}
+dt{font-weight:600;margin-top:.8rem}dd{margin:0}nav a{margin-right:1rem}`;
+
+function page(title: string, body: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8" />
+<meta name="viewport" content="width=device-width, initial-scale=1" />
+<title>${escapeHtml(title)}</title>
+<link rel="stylesheet" href="/docs/docs.css" />
+</head>
+<body>
+<nav><a href="/docs">API reference</a><a href="/docs/errors">Error codes</a><a href="/openapi.json">openapi.json</a></nav>
+${body}
+</body>
+</html>
+`;
+}
+
+/** Which operations of the document can answer with each code, with their Swagger UI deep links. */
+function operationsByCode(document: OpenApiDocument): Map<ErrorCode, { label: string; href: string }[]> {
+  const out = new Map<ErrorCode, { label: string; href: string }[]>(ERROR_CODE_LIST.map((c) => [c, []]));
+  for (const [p, item] of Object.entries(document.paths)) {
+    for (const [method, op] of Object.entries(item)) {
+      const tag = Array.isArray(op.tags) && typeof op.tags[0] === 'string' ? op.tags[0] : 'default';
+      const href = `/docs#/${encodeURIComponent(tag)}/${encodeURIComponent(op.operationId)}`;
+      for (const [status, response] of Object.entries(op.responses)) {
+        const examples = response.content?.['application/json']?.examples ?? {};
+        for (const code of Object.keys(examples)) {
+          if (code in ERROR_CODES && ERROR_CODES[code as ErrorCode].status === Number(status)) {
+            out.get(code as ErrorCode)!.push({ label: `${method.toUpperCase()} ${p}`, href });
+          }
+        }
+      }
+    }
+  }
+  return out;
+}
+
+function errorPage(code: ErrorCode, operations: { label: string; href: string }[], docsUrl: string): string {
+  const { status, retryable } = ERROR_CODES[code];
+  const doc = ERROR_DOCS[code];
+  const example = JSON.stringify(errorExample(code, docsUrl), null, 2);
+  const list = operations.length
+    ? `<ul>${operations.map((o) => `<li><a href="${escapeHtml(o.href)}"><code>${escapeHtml(o.label)}</code></a></li>`).join('')}</ul>`
+    : '<p>Any path (the service-wide conventions).</p>';
+  return page(
+    `${code} — error code`,
+    `<h1><code>${code}</code></h1>
+<p>${escapeHtml(doc.title)}</p>
+<dl>
+<dt>HTTP status</dt><dd><code>${status}</code></dd>
+<dt>Retryable</dt><dd>${retryable ? 'Yes: the same request may succeed after a backoff.' : 'No: the same request gives the same answer; change it first.'}</dd>
+<dt>Meaning</dt><dd>${inlineCode(doc.meaning)}</dd>
+<dt>What to do</dt><dd>${inlineCode(doc.action)}</dd>
+</dl>
+<h2>The envelope</h2>
+<pre><code>${escapeHtml(example)}</code></pre>
+<p>Branch on <code>error.code</code>, never on <code>error.message</code> (its wording may change). Quote <code>error.requestId</code> (also the <code>X-Request-Id</code> header) when you report a problem. New codes may be added at any time: handle the ones you know and fall back on <code>error.retryable</code> for the rest.</p>
+<h2>Operations that answer with it</h2>
+${list}`,
+  );
+}
+
+function errorsIndex(): string {
+  const rows = ERROR_CODE_LIST.map(
+    (c) =>
+      `<tr><td><a href="/docs/errors/${c}"><code>${c}</code></a></td><td>${ERROR_CODES[c].status}</td><td>${ERROR_CODES[c].retryable ? 'yes' : 'no'}</td><td>${escapeHtml(ERROR_DOCS[c].title)}</td></tr>`,
+  ).join('\n');
+  return page(
+    'Error codes',
+    `<h1>Error codes</h1>
+<p>Every error is one envelope, <code>{ "error": { "code", "message", "requestId", "retryable", "documentation", "parameter"?, "issues"? } }</code>, with the HTTP status of its code.</p>
+<table><thead><tr><th>code</th><th>HTTP</th><th>retryable</th><th></th></tr></thead><tbody>
+${rows}
+</tbody></table>`,
+  );
+}
+
+const SWAGGER_INIT = `window.addEventListener('load', function () {
+  window.ui = SwaggerUIBundle({
+    url: '/openapi.json',
+    dom_id: '#swagger-ui',
+    deepLinking: true,
+    presets: [SwaggerUIBundle.presets.apis],
+    layout: 'BaseLayout',
+    defaultModelsExpandDepth: 0,
+    tryItOutEnabled: false,
+  });
+});
+`;
+
+const SWAGGER_PAGE = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8" />
+<meta name="viewport" content="width=device-width, initial-scale=1" />
+<title>Liquidity catalogue gateway — API reference</title>
+<link rel="stylesheet" href="/docs/swagger-ui.css" />
+<link rel="icon" type="image/png" href="/docs/favicon-32x32.png" sizes="32x32" />
+</head>
+<body>
+<div id="swagger-ui"></div>
+<script src="/docs/swagger-ui-bundle.js"></script>
+<script src="/docs/swagger-init.js"></script>
+</body>
+</html>
+`;
+
+function swaggerDist(): string {
+  const require = createRequire(import.meta.url);
+  return path.dirname(require.resolve('swagger-ui-dist/package.json'));
+}
+
+function packageVersion(): string {
+  const require = createRequire(import.meta.url);
+  return (require('../package.json') as { version: string }).version;
+}
+
+export interface DocsOptions {
+  /** The documented routes (rest/routes/index.ts). */
+  routes: readonly RestRoute[];
+  publicUrl: string;
+  docsUrl: string;
+  version?: string;
+}
+
+/** Computed once, on first use. */
+function once<T>(make: () => T): () => T {
+  let value: T | undefined;
+  let made = false;
+  return () => {
+    if (!made) {
+      value = make();
+      made = true;
+    }
+    return value as T;
+  };
+}
+
+/**
+ * Mounts /openapi.json, /docs and /docs/errors. The document (and the pages derived from it) is built
+ * once, on the first request that needs it, so a service that is never asked pays nothing at start.
+ */
+export function mountDocs(app: express.Express, options: DocsOptions): void {
+  const built = once(() => {
+    const document = buildOpenApi(options.routes, {
+      ...options,
+      version: options.version ?? packageVersion(),
+    });
+    const json = asset(JSON.stringify(document), 'application/json; charset=utf-8');
+    json.gzip = gzipSync(json.body);
+    const byCode = operationsByCode(document);
+    const errorPages = new Map<string, Asset>(
+      ERROR_CODE_LIST.map((c) => [
+        c,
+        asset(
+          errorPage(c, byCode.get(c) ?? [], options.docsUrl),
+          'text/html; charset=utf-8',
+          'public, max-age=300',
+        ),
+      ]),
+    );
+    return { json, errorPages };
+  });
+
+  const publicOrigin = new URL(options.publicUrl).origin;
+  // Swagger UI sets inline styles and loads its icons as data: URIs; "Try it out" calls PUBLIC_URL.
+  const swaggerCsp = `default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self' ${publicOrigin}; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
+  const pageCsp =
+    "default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+  const swagger = once(() => {
+    const dist = swaggerDist();
+    const long = 'public, max-age=86400';
+    const files: Record<string, Asset> = {
+      'swagger-ui.css': asset(
+        readFileSync(path.join(dist, 'swagger-ui.css')),
+        'text/css; charset=utf-8',
+        long,
+      ),
+      'swagger-ui-bundle.js': asset(
+        readFileSync(path.join(dist, 'swagger-ui-bundle.js')),
+        'text/javascript; charset=utf-8',
+        long,
+      ),
+      'favicon-32x32.png': asset(readFileSync(path.join(dist, 'favicon-32x32.png')), 'image/png', long),
+      'swagger-init.js': asset(SWAGGER_INIT, 'text/javascript; charset=utf-8'),
+      'docs.css': asset(STYLE, 'text/css; charset=utf-8'),
+    };
+    for (const file of Object.values(files))
+      if (/css|javascript/.test(file.type)) file.gzip = gzipSync(file.body);
+    return files;
+  });
+  // Fail at start, not on a first request, when the package is missing.
+  swaggerDist();
+  const swaggerPage = asset(SWAGGER_PAGE, 'text/html; charset=utf-8');
+  const index = asset(errorsIndex(), 'text/html; charset=utf-8', 'public, max-age=300');
+
+  // Public and static: any page or tool may read it.
+  app.get('/openapi.json', (req, res) =>
+    send(req, res, built().json, { 'Access-Control-Allow-Origin': '*' }),
+  );
+  app.get('/docs', (req, res) => send(req, res, swaggerPage, { 'Content-Security-Policy': swaggerCsp }));
+  app.get('/docs/errors', (req, res) => send(req, res, index, { 'Content-Security-Policy': pageCsp }));
+  app.get('/docs/errors/:code', (req: Request, res: Response, next: NextFunction) => {
+    const code = String(req.params.code);
+    const file = built().errorPages.get(code);
+    if (!file) {
+      return next(
+        new ApiError(
+          'NOT_FOUND',
+          `No error code "${code.slice(0, 64)}"; the codes are listed at /docs/errors.`,
+        ),
+      );
+    }
+    send(req, res, file, { 'Content-Security-Policy': pageCsp });
+  });
+  app.get('/docs/:file', (req: Request, res: Response, next: NextFunction) => {
+    const files = swagger();
+    const file = Object.hasOwn(files, String(req.params.file)) ? files[String(req.params.file)] : undefined;
+    if (!file) return next();
+    send(req, res, file);
+  });
+}

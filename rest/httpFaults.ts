@@ -1,0 +1,67 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { ApiError } from '../lib/errors.js';
+import { errorEnvelope } from './envelope.js';
+
+/**
+ * What node's HTTP server answers before express sees a request, as the error envelope of SPEC §7
+ * instead of node's bare `400 Bad Request` / `431` / `408` without a body or an X-Request-Id:
+ *
+ * - a request that cannot be parsed (bad request line, CR/LF or NUL in a header, an unknown method,
+ *   conflicting Content-Length/Transfer-Encoding, a malformed chunk), a head over node's size limit,
+ *   or a request that did not arrive within `headersTimeout`/`requestTimeout` (a slow client):
+ *   400 BAD_REQUEST, then the connection is closed (SPEC §7 has no 408 or 431);
+ * - CONNECT (never served here; node would drop the socket without a word): 405 METHOD_NOT_ALLOWED;
+ * - an `Expect` other than 100-continue: node answers a bare 417; RFC 9110 §10.1.1 lets a server ignore
+ *   it, so the request is served as if it had none.
+ */
+
+const REASONS: Record<string, string> = {
+  HPE_HEADER_OVERFLOW: 'The request head is larger than the service accepts.',
+  ERR_HTTP_REQUEST_TIMEOUT: 'The request did not arrive in time; the connection is closed.',
+};
+
+/** How long a peer has to read the answer before its socket is destroyed. */
+const LINGER_MS = 1_000;
+
+function answer(socket: Duplex, status: 400 | 405, error: ApiError, docsUrl: string, extra = ''): void {
+  const requestId = randomUUID();
+  const body = JSON.stringify(errorEnvelope(error, requestId, docsUrl));
+  const reason = status === 400 ? 'Bad Request' : 'Method Not Allowed';
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nX-Request-Id: ${requestId}\r\n${extra}` +
+      `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+      `Connection: close\r\n\r\n${body}`,
+  );
+  // A client that never reads nor closes cannot keep the socket.
+  const timer = setTimeout(() => socket.destroy(), LINGER_MS);
+  timer.unref();
+  socket.once('close', () => clearTimeout(timer));
+}
+
+export function answerHttpFaults(server: Server, docsUrl: () => string): void {
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+    // Nothing can be answered on a socket the peer reset, nor after a response has started.
+    const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage;
+    if (error.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
+      socket.destroy();
+      return;
+    }
+    const message = REASONS[error.code ?? ''] ?? 'The request could not be parsed as HTTP/1.1.';
+    answer(socket, 400, new ApiError('BAD_REQUEST', message), docsUrl());
+  });
+  server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) =>
+    server.emit('request', req, res),
+  );
+  server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
+    socket.on('error', () => socket.destroy());
+    answer(
+      socket,
+      405,
+      new ApiError('METHOD_NOT_ALLOWED', 'CONNECT is not served by this service.'),
+      docsUrl(),
+      'Allow: GET, HEAD, POST\r\n',
+    );
+  });
+}

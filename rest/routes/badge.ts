@@ -1,0 +1,100 @@
+import { z } from 'zod';
+import { ApiError, isApiError } from '../../lib/errors.js';
+import { BADGE_LABELS, BADGE_METRICS } from '../../resolvers/catalogue.js';
+import { BadgeDocument } from '../generated/graphql.js';
+import type { RestRoute } from '../route.js';
+import { badgeBody } from '../schemas/badge.js';
+
+/**
+ * GET /api/badge (SPEC §4.6): the endpoint-badge payload of shields.io (schema version 1).
+ * Parameter `metric`: volume30 (default) | volume7 | volume1 | strategies | makers | pairs | chains;
+ * anything else is a 400 INVALID_PARAMETER envelope. The body has only keys of that schema
+ * (schemaVersion, label, message, color, cacheSeconds, isError). When the store cannot answer (or
+ * before the first roll-up) the badge still renders: 200, `isError: true`, message "unavailable" and a
+ * short cacheSeconds so the renderer asks again soon.
+ */
+
+/** shields.io does not honour less than 300 s; a working badge asks for exactly that. */
+export const BADGE_CACHE_SECONDS = 300;
+/** An error badge is retried soon (the renderer may clamp it up to its own minimum). */
+export const BADGE_ERROR_CACHE_SECONDS = 30;
+
+const metricParameter = z.enum(BADGE_METRICS, {
+  error: `metric must be one of ${BADGE_METRICS.join(', ')}.`,
+});
+
+export const badgeRoutes: RestRoute[] = [
+  {
+    method: 'GET',
+    path: '/api/badge',
+    bucket: 'badge',
+    doc: {
+      operationId: 'getBadge',
+      summary: 'A live metric as a shields.io endpoint badge',
+      description: [
+        "The payload of shields.io's endpoint badge (schema version 1). Use it through the renderer, with the encoded URL of this endpoint:",
+        '',
+        '`https://img.shields.io/endpoint?url=<encodeURIComponent(PUBLIC_URL + "/api/badge?metric=volume30")>`',
+        '',
+        `A working badge asks to be cached ${BADGE_CACHE_SECONDS} s. When the catalogue cannot answer (or before the first roll-up) the badge still renders: 200, \`isError: true\`, message "unavailable", \`cacheSeconds\` ${BADGE_ERROR_CACHE_SECONDS}. Rate limit: the \`badge\` bucket (120 per 60 s per client).`,
+      ].join('\n'),
+      tags: ['Badges'],
+      query: z.object({
+        metric: metricParameter.default('volume30').meta({
+          description:
+            'volume30, volume7, volume1 (USD volume over 30, 7, 1 days), strategies (open), makers, pairs or chains; default volume30.',
+        }),
+      }),
+      response: badgeBody,
+      example: {
+        schemaVersion: 1,
+        label: 'volume 30d',
+        message: '$1.2M',
+        color: 'blue',
+        cacheSeconds: BADGE_CACHE_SECONDS,
+      },
+      errors: ['INVALID_PARAMETER'],
+      errorExamples: {
+        INVALID_PARAMETER: {
+          message: 'metric must be one of volume30, volume7, volume1, strategies, makers, pairs, chains.',
+          parameter: 'metric',
+        },
+      },
+    },
+    async handle(ctx) {
+      const raw = (ctx.req.query as Record<string, unknown>).metric;
+      const parsed = metricParameter.safeParse(raw ?? 'volume30');
+      if (!parsed.success)
+        throw ApiError.invalid('metric', parsed.error.issues[0]?.message ?? 'metric is invalid.');
+      const metric = parsed.data;
+      try {
+        const { badge } = await ctx.operations.run(BadgeDocument, { metric }, ctx.graphql());
+        return {
+          body: {
+            schemaVersion: 1,
+            label: badge.label,
+            message: badge.message,
+            color: badge.color,
+            cacheSeconds: BADGE_CACHE_SECONDS,
+          },
+        };
+      } catch (error) {
+        if (isApiError(error) && error.status < 500) throw error;
+        ctx.services.logger.warn(
+          { requestId: ctx.requestId, err: error instanceof Error ? error.message : String(error) },
+          'badge unavailable',
+        );
+        return {
+          body: {
+            schemaVersion: 1,
+            label: BADGE_LABELS[metric],
+            message: 'unavailable',
+            color: 'lightgrey',
+            isError: true,
+            cacheSeconds: BADGE_ERROR_CACHE_SECONDS,
+          },
+        };
+      }
+    },
+  },
+];

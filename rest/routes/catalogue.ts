@@ -1,0 +1,410 @@
+import { z } from 'zod';
+import { ApiError } from '../../lib/errors.js';
+import { DEFAULT_LIMIT, HASH, MAX_LIMIT, STRATEGY_SORTS } from '../../resolvers/catalogue.js';
+import {
+  ChainsDocument,
+  type ChainsQuery,
+  SearchStrategiesDocument,
+  StatsDocument,
+  StrategiesDocument,
+  StrategyDetailDocument,
+  type StrategyDetailQuery,
+} from '../generated/graphql.js';
+import { responseCacheFor, serialisedReadBody } from '../responseCache.js';
+import { type RestRoute, type RouteContext, type RouteResult, readBody } from '../route.js';
+import { chainsBody, statsBody, strategiesBody, strategyDetailBody } from '../schemas/catalogue.js';
+
+/**
+ * The catalogue's read paths (SPEC §4.1–4.3, §4.5): /api/stats, /api/chains, /api/strategies and
+ * /api/strategy-detail. Each runs a persisted operation (rest/operations) and shapes its result; every
+ * body is `{ data, meta }`.
+ *
+ * GET /api/stats — no parameters. `data` is Stats (SPEC §2.2). Cached 60 s (`meta.cached`);
+ *   `meta.freshnessSeconds` is the age of the roll-up. Before the first roll-up: zeros, null dates.
+ *
+ * GET /api/chains — no parameters. `data.chains[]`: key, chainId, name, testnet, tokens
+ *   ({ SYMBOL: { address, decimals } }), contracts { aqua, router }, countsAvailable, counts { strategies, makers, pairs,
+ *   swaps30d }, volumeUsd { d1, d7, d30 }, lastActivity, indexer { lastBlock, updatedAt } | null. When
+ *   the store is unreachable the chains are still listed (they are configuration) with null counts,
+ *   volumeUsd and indexer, and meta.freshnessSeconds null.
+ *
+ * GET /api/strategies — query parameters (unknown names are ignored; a known one that the resource
+ *   does not take is 400 INVALID_PARAMETER naming it):
+ *   resource  list (default) | search | detail | chains | stats
+ *   q         search only, required there: 1-100 characters of free text over pair and chain; each
+ *             word names a chain (key or name) or a token symbol, exactly or by prefix
+ *   pair      list only: "A/B" token symbols, either order, any case (e.g. USDC/USDT)
+ *   chain     list and detail: a chain key of /api/chains; unknown → 400
+ *   limit     list and search: integer 1-100, default 20
+ *   cursor    list and search: opaque, `page.nextCursor` of the previous page (keyset: stable when
+ *             strategies are added); it must be used with the same sort
+ *   sort      list and search: recent (default: newest shipped first) | volume (most volume first)
+ *   hash      detail only, required there: 0x + 64 hex
+ *   Bodies: list → data { resource, filters { chain, pair }, strategies[], page { limit, nextCursor,
+ *   sort } }; search → data { resource, query { q, chains, symbols, unmatched }, strategies[], page };
+ *   detail → data { resource, strategy } (404 NOT_FOUND when unknown); chains → data { resource,
+ *   chains[] } (as /api/chains); stats → data { resource, stats } (as /api/stats, same cache).
+ *   Lists show open (active) strategies only; never cached (strategy status is live).
+ *   A strategy: hash, chain, chainId, maker, app, verifiedRouter, pair ("A/B", alphabetical), tokens[]
+ *   { symbol, address, decimals, initialAmount, currentAmount } (amounts: base-unit strings), status
+ *   (active | docked), volumeUsd, swapCount, lastSwapAt, shipped { at, block, tx }, docked { at, block }
+ *   | null.
+ *
+ * GET /api/strategy-detail — hash (required, 0x + 64 hex; missing or malformed → 400), chain
+ *   (optional: the same bytes may be shipped on two chains). Unknown → 404 NOT_FOUND. `data` is the
+ *   strategy above plus firstSeenAt, firstVolumeSeenAt, alsoOnChains, strategy (shipped bytes), decoded
+ *   { order { maker, traits, useAqua, data }, program[] }, recentSwaps[] (latest 10).
+ */
+
+/** SPEC §8: the /api/stats response cache. */
+export const STATS_CACHE_SECONDS = 60;
+const STATS_KEY = 'stats';
+
+export const RESOURCES = ['list', 'search', 'detail', 'chains', 'stats'] as const;
+type Resource = (typeof RESOURCES)[number];
+
+/** A query value given once, as non-empty plain text (`?a=1&a=2` and `?a[b]=1` are refused). */
+const text = (name: string, max: number) =>
+  z
+    .string({ error: `${name} must be given once, as plain text.` })
+    .min(1, `${name} must not be empty.`)
+    .max(max, `${name} must be at most ${max} characters.`);
+
+const parameters = {
+  resource: z.enum(RESOURCES, { error: `resource must be one of ${RESOURCES.join(', ')}.` }),
+  q: text('q', 100),
+  pair: text('pair', 65).regex(
+    /^[^/]+\/[^/]+$/,
+    'pair must be two token symbols separated by "/", e.g. USDC/USDT.',
+  ),
+  chain: text('chain', 64),
+  limit: text('limit', 3)
+    .regex(/^\d+$/, `limit must be an integer from 1 to ${MAX_LIMIT}.`)
+    .transform(Number)
+    .refine((n) => n >= 1 && n <= MAX_LIMIT, `limit must be an integer from 1 to ${MAX_LIMIT}.`),
+  cursor: text('cursor', 400),
+  sort: z.enum(STRATEGY_SORTS, { error: `sort must be one of ${STRATEGY_SORTS.join(', ')}.` }),
+  hash: z
+    .string({ error: 'hash must be given once, as plain text.' })
+    .regex(HASH, 'hash must be a strategy hash: 0x followed by 64 hex characters.')
+    .transform((h) => h.toLowerCase()),
+};
+
+type Name = keyof typeof parameters;
+type Value<K extends Name> = z.infer<(typeof parameters)[K]>;
+
+/** Which parameters each resource takes; `resource` itself is always allowed. */
+const ACCEPTS: Record<Resource, readonly Name[]> = {
+  list: ['chain', 'pair', 'limit', 'cursor', 'sort'],
+  search: ['q', 'limit', 'cursor', 'sort'],
+  detail: ['hash', 'chain'],
+  chains: [],
+  stats: [],
+};
+
+function param<K extends Name>(ctx: RouteContext, name: K, required = false): Value<K> | undefined {
+  const raw = (ctx.req.query as Record<string, unknown>)[name];
+  if (raw === undefined) {
+    if (required) throw ApiError.invalid(name, `${name} is required.`);
+    return undefined;
+  }
+  const parsed = parameters[name].safeParse(raw);
+  if (!parsed.success) throw ApiError.invalid(name, parsed.error.issues[0]?.message ?? `${name} is invalid.`);
+  return parsed.data as Value<K>;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Stats (cached)
+
+/** The serialised Stats `data`, from the response cache or computed once and cached for 60 s. */
+async function statsData(
+  ctx: RouteContext,
+): Promise<{ data: string; rollupAt: number | null; cached: boolean }> {
+  const cache = responseCacheFor(ctx.services);
+  const local = cache.peek(STATS_KEY);
+  if (local) return { ...local, cached: true };
+  const { value, cached } = await cache.getOrCompute(STATS_KEY, STATS_CACHE_SECONDS * 1000, async () => {
+    const { stats } = await ctx.operations.run(StatsDocument, {}, ctx.graphql());
+    const { source, rollupUpdatedAt, totals, chains, top_pairs_by_volume, top_pairs_by_positions } = stats;
+    const data = {
+      source,
+      totals: { ...totals, rollup_updated_at: rollupUpdatedAt },
+      chains,
+      top_pairs_by_volume,
+      top_pairs_by_positions,
+    };
+    const rollupAt = rollupUpdatedAt === null ? null : Date.parse(rollupUpdatedAt);
+    // Before the first roll-up there is nothing worth holding for a minute.
+    return { value: { data: JSON.stringify(data), rollupAt }, store: rollupAt !== null };
+  });
+  return { ...value, cached };
+}
+
+const statsRoute: RestRoute = {
+  method: 'GET',
+  path: '/api/stats',
+  bucket: 'stats',
+  doc: {
+    operationId: 'getStats',
+    summary: 'Totals, per-chain and top-pair roll-ups of the catalogue',
+    description:
+      'Served from pre-aggregated views that the indexer refreshes on a schedule: `meta.freshnessSeconds` is the age of the roll-up (null before the first one, when the totals are zeros). A response is cached for 60 seconds (`meta.cached`). No key, no parameters. Rate limit: the `stats` bucket (120 per 60 s per client).',
+    tags: ['Catalogue'],
+    response: statsBody,
+    errors: ['UPSTREAM_UNAVAILABLE'],
+    errorExamples: { UPSTREAM_UNAVAILABLE: { message: 'The data store is briefly unavailable.' } },
+  },
+  async handle(ctx) {
+    // The hit path: a map lookup and one concatenation (bench/stats.ts holds it to express's speed).
+    const local = responseCacheFor(ctx.services).peek(STATS_KEY);
+    if (local)
+      return { body: serialisedReadBody(ctx, local.data, { rollupAt: local.rollupAt, cached: true }) };
+    const { data, rollupAt, cached } = await statsData(ctx);
+    return { body: serialisedReadBody(ctx, data, { rollupAt, cached }) };
+  },
+};
+
+// ---------------------------------------------------------------------------------------------------
+// Chains
+
+type ChainItem = ChainsQuery['chains'][number];
+
+function chainBody(chain: ChainItem) {
+  return {
+    key: chain.key,
+    chainId: chain.chainId,
+    name: chain.name,
+    testnet: chain.testnet,
+    tokens: Object.fromEntries(
+      chain.tokens.map((t) => [t.symbol, { address: t.address, decimals: t.decimals }]),
+    ),
+    contracts: { aqua: chain.aqua, router: chain.router },
+    countsAvailable: chain.countsAvailable,
+    counts: {
+      strategies: chain.strategies,
+      makers: chain.makers,
+      pairs: chain.pairs,
+      swaps30d: chain.swaps30d,
+    },
+    volumeUsd: { d1: chain.volume1dUsd, d7: chain.volume7dUsd, d30: chain.volume30dUsd },
+    lastActivity: chain.lastActivity,
+    indexer: chain.indexer,
+  };
+}
+
+async function chainsData(ctx: RouteContext) {
+  const data = await ctx.operations.run(ChainsDocument, {}, ctx.graphql());
+  const rollupAt = data.chains[0]?.rollupUpdatedAt ?? null;
+  const freshnessSeconds =
+    rollupAt === null ? null : Math.max(0, Math.floor((Date.now() - Date.parse(rollupAt)) / 1000));
+  return { chains: data.chains.map(chainBody), freshnessSeconds };
+}
+
+const chainsRoute: RestRoute = {
+  method: 'GET',
+  path: '/api/chains',
+  bucket: 'chains',
+  doc: {
+    operationId: 'getChains',
+    summary: 'The live chains, their tokens, contracts and counts',
+    description:
+      'The chains this deployment serves, from its live registry (never hardcode chain keys or symbol-to-address mappings: read them here), with counts and USD volumes from the latest roll-up and where the indexer is. When the store cannot answer, the chains are still listed (they are configuration) with `countsAvailable: false`, null counts, volumes and indexer, and `meta.freshnessSeconds` null. No key, no parameters. Rate limit: the `chains` bucket (60 per 60 s per client).',
+    tags: ['Catalogue'],
+    response: chainsBody,
+    errors: [],
+  },
+  async handle(ctx) {
+    const { chains, freshnessSeconds } = await chainsData(ctx);
+    return { body: readBody(ctx, { chains }, { freshnessSeconds }) };
+  },
+};
+
+// ---------------------------------------------------------------------------------------------------
+// Strategies
+
+async function strategyDetail(ctx: RouteContext, hash: string, chain: string | undefined) {
+  const { strategy } = await ctx.operations.run(StrategyDetailDocument, { hash, chain }, ctx.graphql());
+  if (!strategy) {
+    throw ApiError.notFound(
+      chain
+        ? `No strategy ${hash} on chain "${chain}" in the catalogue.`
+        : `No strategy ${hash} in the catalogue.`,
+    );
+  }
+  return strategy satisfies NonNullable<StrategyDetailQuery['strategy']>;
+}
+
+const strategiesRoute: RestRoute = {
+  method: 'GET',
+  path: '/api/strategies',
+  bucket: 'strategies',
+  doc: {
+    operationId: 'getStrategies',
+    summary: 'Open strategies: list, search, one detail, chains or stats',
+    description: [
+      'One path, five resources (`data.resource` names the shape): `list` (default) and `search` return open strategies one page at a time; `detail` one strategy (open or docked; 404 when unknown); `chains` the body of /api/chains; `stats` the body of /api/stats (same 60 s cache).',
+      '',
+      'A parameter the resource does not take is 400 `INVALID_PARAMETER` naming it; unknown parameter names are ignored. A value given twice (`?a=1&a=2`) is refused.',
+      '',
+      `**Pagination** (list and search): keyset, newest first by default. \`limit\` is 1 to ${MAX_LIMIT} (default ${DEFAULT_LIMIT}); \`data.page.nextCursor\` is non-null when more strategies follow: pass it as \`cursor\`, with the same \`sort\`, for the next page. It is null on the last page, and a page shorter than \`limit\` is always the last. Pages stay stable when strategies are added. Lists are never cached (strategy status is live).`,
+      '',
+      'Rate limit: the `strategies` bucket (20 per 60 s per client).',
+    ].join('\n'),
+    tags: ['Catalogue'],
+    query: z.object({
+      resource: parameters.resource.default('list').meta({
+        description: '`list` (default), `search`, `detail`, `chains` or `stats`; `data.resource` echoes it.',
+      }),
+      q: parameters.q.optional().meta({
+        description:
+          'resource=search only, and required there: free text over pair and chain. Each word names a chain (key or name) or a token symbol, exactly or by prefix.',
+        examples: ['usdc base'],
+      }),
+      pair: parameters.pair.optional().meta({
+        description: 'resource=list only: exact pair, two token symbols `A/B` in either order and any case.',
+        examples: ['USDC/USDT'],
+      }),
+      chain: parameters.chain.optional().meta({
+        description: 'resource=list and detail: a chain key of /api/chains (unknown: 400).',
+        examples: ['base'],
+      }),
+      limit: parameters.limit.optional().meta({
+        description: `resource=list and search: page size, an integer from 1 to ${MAX_LIMIT}; default ${DEFAULT_LIMIT}.`,
+        examples: ['20'],
+      }),
+      cursor: parameters.cursor.optional().meta({
+        description:
+          'resource=list and search: the opaque `data.page.nextCursor` of the previous page, with the same `sort`.',
+      }),
+      sort: parameters.sort.default('recent').meta({
+        description:
+          'resource=list and search: `recent` (default, newest shipped first) or `volume` (most settled volume first).',
+      }),
+      hash: parameters.hash.optional().meta({
+        description:
+          'resource=detail only, and required there: the strategy hash, 0x followed by 64 hex characters.',
+      }),
+    }),
+    response: strategiesBody,
+    errors: ['INVALID_PARAMETER', 'NOT_FOUND', 'UPSTREAM_UNAVAILABLE'],
+    errorExamples: {
+      INVALID_PARAMETER: {
+        message: 'q is not a parameter of resource=list (it is used with resource=search).',
+        parameter: 'q',
+      },
+      NOT_FOUND: {
+        message:
+          'No strategy 0x5f1c3a0e1b6b0f7f2d86d8e3d1c2a0f9c3b4e5d6a7b8c9d0e1f2a3b4c5d6e7f8 in the catalogue.',
+      },
+      UPSTREAM_UNAVAILABLE: { message: 'The data store is briefly unavailable.' },
+    },
+  },
+  async handle(ctx): Promise<RouteResult> {
+    const resource = param(ctx, 'resource') ?? 'list';
+    const accepted = ACCEPTS[resource];
+    for (const name of Object.keys(parameters) as Name[]) {
+      if (name === 'resource' || accepted.includes(name)) continue;
+      if ((ctx.req.query as Record<string, unknown>)[name] !== undefined) {
+        const users = RESOURCES.filter((r) => ACCEPTS[r].includes(name)).join(' or ');
+        throw ApiError.invalid(
+          name,
+          `${name} is not a parameter of resource=${resource} (it is used with resource=${users}).`,
+        );
+      }
+    }
+    switch (resource) {
+      case 'list': {
+        const chain = param(ctx, 'chain');
+        const pair = param(ctx, 'pair');
+        const variables = {
+          chain,
+          pair,
+          limit: param(ctx, 'limit'),
+          cursor: param(ctx, 'cursor'),
+          sort: param(ctx, 'sort'),
+        };
+        const { strategies } = await ctx.operations.run(StrategiesDocument, variables, ctx.graphql());
+        const data = {
+          resource,
+          filters: { chain: chain ?? null, pair: pair ?? null },
+          strategies: strategies.summaries,
+          page: strategies.page,
+        };
+        return { body: readBody(ctx, data) };
+      }
+      case 'search': {
+        const q = param(ctx, 'q', true)!;
+        const variables = {
+          q,
+          limit: param(ctx, 'limit'),
+          cursor: param(ctx, 'cursor'),
+          sort: param(ctx, 'sort'),
+        };
+        const { searchStrategies } = await ctx.operations.run(
+          SearchStrategiesDocument,
+          variables,
+          ctx.graphql(),
+        );
+        const { query, summaries, page } = searchStrategies;
+        return { body: readBody(ctx, { resource, query, strategies: summaries, page }) };
+      }
+      case 'detail': {
+        const strategy = await strategyDetail(ctx, param(ctx, 'hash', true)!, param(ctx, 'chain'));
+        return { body: readBody(ctx, { resource, strategy }) };
+      }
+      case 'chains': {
+        const { chains, freshnessSeconds } = await chainsData(ctx);
+        return { body: readBody(ctx, { resource, chains }, { freshnessSeconds }) };
+      }
+      case 'stats': {
+        const stats = await statsData(ctx);
+        return {
+          body: serialisedReadBody(ctx, `{"resource":"stats","stats":${stats.data}}`, {
+            rollupAt: stats.rollupAt,
+            cached: stats.cached,
+          }),
+        };
+      }
+    }
+  },
+};
+
+const strategyDetailRoute: RestRoute = {
+  method: 'GET',
+  path: '/api/strategy-detail',
+  bucket: 'strategy-detail',
+  doc: {
+    operationId: 'getStrategyDetail',
+    summary: 'One strategy: tokens, decoded program and recent swaps',
+    description:
+      'One position of the catalogue (open or docked), with its shipped bytes decoded (order and program, instruction by instruction), when the service first saw it and its latest 10 swaps. The same bytes may be shipped on two chains: name `chain` to pick one (`alsoOnChains` lists the others). Unknown: 404. Rate limit: the `strategy-detail` bucket (60 per 60 s per client).',
+    tags: ['Catalogue'],
+    query: z.object({
+      hash: parameters.hash.meta({
+        description: 'The strategy hash: 0x followed by 64 hex characters (any case).',
+        examples: ['0x5f1c3a0e1b6b0f7f2d86d8e3d1c2a0f9c3b4e5d6a7b8c9d0e1f2a3b4c5d6e7f8'],
+      }),
+      chain: parameters.chain.optional().meta({
+        description: 'A chain key of /api/chains, when the same bytes are shipped on several chains.',
+        examples: ['base'],
+      }),
+    }),
+    response: strategyDetailBody,
+    errors: ['INVALID_PARAMETER', 'NOT_FOUND', 'UPSTREAM_UNAVAILABLE'],
+    errorExamples: {
+      INVALID_PARAMETER: { message: 'hash is required.', parameter: 'hash' },
+      NOT_FOUND: {
+        message:
+          'No strategy 0x5f1c3a0e1b6b0f7f2d86d8e3d1c2a0f9c3b4e5d6a7b8c9d0e1f2a3b4c5d6e7f8 in the catalogue.',
+      },
+      UPSTREAM_UNAVAILABLE: { message: 'The data store is briefly unavailable.' },
+    },
+  },
+  async handle(ctx) {
+    const hash = param(ctx, 'hash', true)!;
+    const chain = param(ctx, 'chain');
+    return { body: readBody(ctx, await strategyDetail(ctx, hash, chain)) };
+  },
+};
+
+export const catalogueRoutes: RestRoute[] = [statsRoute, chainsRoute, strategiesRoute, strategyDetailRoute];

@@ -1,0 +1,163 @@
+import { z } from 'zod';
+import { ApiError } from '../../lib/errors.js';
+import {
+  DEFAULT_QUOTE_CHAIN,
+  HASH_PATTERN,
+  parseQuoteAmount,
+  QUOTE_DIRECTIONS,
+} from '../../resolvers/quote.js';
+import { QuoteDocument } from '../generated/graphql.js';
+import { type RestRoute, type RouteContext, readBody } from '../route.js';
+import { quoteBody } from '../schemas/quote.js';
+
+/**
+ * GET /api/quote (SPEC §4.4). Parameters: hash (required), amount (required, base units), direction
+ * (aToB | bToA, default aToB), chain (default `ethereum`: a chain key not in the registry is 422
+ * UNSUPPORTED_CHAIN, so a call without `chain` is a 422 unless an `ethereum` chain is configured).
+ */
+
+/** A query value given once, as non-empty plain text (`?a=1&a=2` and `?a[b]=1` are refused). */
+const text = (name: string) =>
+  z.string({ error: `${name} must be given once, as plain text.` }).min(1, `${name} must not be empty.`);
+
+/**
+ * The query parameters as documented (the OpenAPI document can take this object as is). The route
+ * reads them one by one so that the first failure is a 400 naming its parameter.
+ */
+export const quoteQuery = z.object({
+  hash: text('hash')
+    .regex(HASH_PATTERN, 'hash must be a strategy hash: 0x followed by 64 hex characters.')
+    .meta({ description: 'Strategy hash: 0x followed by 64 hex characters (either case).' }),
+  amount: text('amount')
+    .refine(
+      (amount) => {
+        try {
+          parseQuoteAmount(amount);
+          return true;
+        } catch {
+          return false;
+        }
+      },
+      { error: 'amount must be a positive integer string in base units that fits in a uint256.' },
+    )
+    .meta({ description: 'Amount of tokenIn in its base units: a positive integer string within uint256.' }),
+  direction: z
+    .enum(QUOTE_DIRECTIONS, { error: `direction must be one of ${QUOTE_DIRECTIONS.join(', ')}.` })
+    .optional()
+    .meta({
+      description:
+        'aToB sells tokenA (the lower address of the pair) for tokenB; bToA the reverse. Default aToB.',
+    }),
+  chain: text('chain')
+    .optional()
+    .meta({
+      description: `Chain key of the live catalogue. Default \`${DEFAULT_QUOTE_CHAIN}\`: a key the service does not serve is 422 UNSUPPORTED_CHAIN.`,
+    }),
+});
+
+const parameters = quoteQuery.shape;
+
+type Name = keyof typeof parameters;
+
+/** The parameter, validated; a missing optional one is undefined; every failure is a 400 naming it. */
+function param<K extends Name>(
+  ctx: RouteContext,
+  name: K,
+  required: boolean,
+): z.infer<(typeof parameters)[K]> | undefined {
+  const raw = (ctx.req.query as Record<string, unknown>)[name];
+  if (raw === undefined) {
+    if (required) throw ApiError.invalid(name, `${name} is required.`);
+    return undefined;
+  }
+  const parsed = parameters[name].safeParse(raw);
+  if (!parsed.success) throw ApiError.invalid(name, parsed.error.issues[0]?.message ?? `${name} is invalid.`);
+  return parsed.data as z.infer<(typeof parameters)[K]>;
+}
+
+export const quoteRoutes: RestRoute[] = [
+  {
+    method: 'GET',
+    path: '/api/quote',
+    bucket: 'quote',
+    doc: {
+      operationId: 'getQuote',
+      summary: 'An indicative quote against one live strategy',
+      description: [
+        "Simulates an exactIn swap of `amount` against the strategy on its chain's verified router, at the latest block, and returns what it would yield, with the protocol fee and the maker fee of its program. Nothing is signed, sent or reserved: a swap later may yield differently.",
+        '',
+        'Simulation is enabled only for open USDC/USDT strategies attached to the verified router; any other strategy is 422 `UNPROCESSABLE`, as is an amount the router refuses or the maker cannot fund. A chain outside the live catalogue is 422 `UNSUPPORTED_CHAIN` (the default, `ethereum`, is one unless such a chain is configured: name the chain). Unknown strategy on the chain: 404. Rate limit: the `quote` bucket (60 per 60 s per client).',
+      ].join('\n'),
+      tags: ['Quotes'],
+      query: z.object({
+        hash: parameters.hash.meta({
+          description: 'The strategy hash: 0x followed by 64 hex characters.',
+          examples: ['0x5f1c3a0e1b6b0f7f2d86d8e3d1c2a0f9c3b4e5d6a7b8c9d0e1f2a3b4c5d6e7f8'],
+        }),
+        chain: parameters.chain.default(DEFAULT_QUOTE_CHAIN).meta({
+          description: `A chain key of /api/chains; default \`${DEFAULT_QUOTE_CHAIN}\`.`,
+          examples: ['base'],
+        }),
+        amount: parameters.amount.meta({
+          description:
+            'The input amount in base units of the input token: a positive integer string (uint256).',
+          examples: ['1000000'],
+        }),
+        direction: parameters.direction.default('aToB').meta({
+          description:
+            '`aToB` (default) sells tokenA, the lower address of the pair, for tokenB; `bToA` the reverse.',
+        }),
+      }),
+      response: quoteBody,
+      errors: [
+        'INVALID_PARAMETER',
+        'NOT_FOUND',
+        'UNSUPPORTED_CHAIN',
+        'UNPROCESSABLE',
+        'UPSTREAM_UNAVAILABLE',
+        'UPSTREAM_TIMEOUT',
+      ],
+      errorExamples: {
+        INVALID_PARAMETER: { message: 'amount is required.', parameter: 'amount' },
+        NOT_FOUND: {
+          message:
+            'No strategy 0x5f1c3a0e1b6b0f7f2d86d8e3d1c2a0f9c3b4e5d6a7b8c9d0e1f2a3b4c5d6e7f8 on chain "base".',
+        },
+        UNPROCESSABLE: {
+          message:
+            'Quotes are simulated only for USDC/USDT strategies of the verified router; this one trades EURC/USDC.',
+        },
+      },
+    },
+    async handle(ctx) {
+      const hash = param(ctx, 'hash', true)!;
+      const amount = param(ctx, 'amount', true)!;
+      const direction = param(ctx, 'direction', false) ?? 'aToB';
+      const chain = param(ctx, 'chain', false) ?? DEFAULT_QUOTE_CHAIN;
+      const data = await ctx.operations.run(QuoteDocument, { hash, amount, direction, chain }, ctx.graphql());
+      const q = data.quote;
+      // The documented order (the persisted document's selection comes back sorted).
+      const body = {
+        strategyHash: q.strategyHash,
+        chain: q.chain,
+        chainId: q.chainId,
+        pair: q.pair,
+        direction: q.direction,
+        exactIn: q.exactIn,
+        router: q.router,
+        tokenIn: q.tokenIn,
+        tokenOut: q.tokenOut,
+        amountIn: q.amountIn,
+        amountOut: q.amountOut,
+        protocolFee: q.protocolFee,
+        makerFee: q.makerFee ?? null,
+        effectivePrice: q.effectivePrice,
+        blockNumber: Number(q.blockNumber),
+        indicative: q.indicative,
+        signed: q.signed,
+        note: q.note,
+      };
+      return { body: readBody(ctx, body) };
+    },
+  },
+];

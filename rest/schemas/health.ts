@@ -1,0 +1,6 @@
+import { z } from 'zod';
+import { component } from './common.js';
+
+/** Bodies of /healthz and /readyz (rest/health.ts); both are outside the rate-limit buckets. */
+export const healthBody = component('Health', z.object({ status: z.literal('ok') }));
+export const readyBody = component('Ready', z.object({ status: z.literal('ready') }));

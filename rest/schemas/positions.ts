@@ -1,0 +1,176 @@
+import { z } from 'zod';
+import { PROTOCOL_FEE_BPS } from '../../resolvers/positions.js';
+import { positionRequestSchema } from '../positionRequest.js';
+import { address, baseUnits, component, dateTime, hash32, meta, readBody } from './common.js';
+
+/**
+ * POST /v1/positions (request SPEC §2.4: `positionRequestSchema`, the one the route parses with;
+ * response SPEC §2.5) and GET /v1/positions/{positionId} (SPEC §2.6).
+ */
+
+export const positionRequest = component('PositionRequest', positionRequestSchema);
+
+const preparedTransaction = component(
+  'PreparedTransaction',
+  z
+    .object({
+      step: z.int().min(1).meta({ description: '1-based; execute in this order.' }),
+      purpose: z.enum(['approve', 'ship', 'swap', 'dock']),
+      to: address.meta({ description: 'Target contract.' }),
+      value: baseUnits.meta({ description: 'Native value in wei; almost always "0".' }),
+      data: z
+        .string()
+        .regex(/^0x[0-9a-fA-F]*$/)
+        .meta({ description: 'Calldata: the payload to sign.' }),
+      description: z.string().optional().meta({ description: 'Plain language, for a human approver.' }),
+    })
+    .meta({ description: 'One unsigned transaction for the wallet to sign and send, in step order.' }),
+);
+
+const feeBreakdown = component(
+  'FeeBreakdown',
+  z
+    .object({
+      protocolFeeBps: z
+        .literal(PROTOCOL_FEE_BPS)
+        .meta({ description: 'Fixed: 5000 on the 1e7 scale (0.05%).' }),
+      protocolFeePercent: z.literal('0.05'),
+      makerFeeBps: z.int().min(0).optional().meta({ description: 'As supplied by the caller.' }),
+      makerFeePercent: z.string().optional(),
+      totalFeePercent: z
+        .string()
+        .optional()
+        .meta({ description: 'Protocol plus maker fee, as percentage text.' }),
+      embeddedIn: z.literal('signed_order_data').optional(),
+      removable: z.literal(false),
+      explanation: z.string().optional(),
+    })
+    .meta({
+      description:
+        'The fees embedded in the signed order data; the protocol fee is not a separate transfer and no parameter removes it.',
+    }),
+);
+
+const positionToken = z.object({ symbol: z.string(), address, amount: baseUnits, decimals: z.int().min(0) });
+
+export const preparedPosition = component(
+  'PreparedPosition',
+  z
+    .object({
+      status: z.literal('prepared'),
+      chain: z.string(),
+      chainId: z.int().optional(),
+      wallet: address.meta({ description: 'The address that must sign, echoed back.' }),
+      strategyHash: hash32.meta({
+        description: "keccak256 of the order to be signed: the position's identity (its positionId).",
+      }),
+      transactions: z.array(preparedTransaction).min(1),
+      fee: feeBreakdown,
+      position: z
+        .object({
+          tokenA: positionToken.meta({ description: 'The token with the lower address.' }),
+          tokenB: positionToken,
+          impliedRate: z.number().nullable().meta({
+            description: 'amountA / amountB in whole tokens; a sanity check, not used in the order.',
+          }),
+          programBytes: z
+            .int()
+            .min(0)
+            .meta({ description: 'Size of the strategy program that carries the fee.' }),
+        })
+        .optional(),
+      preflight: z
+        .object({
+          status: z.enum(['ready', 'review']).meta({ description: '`review`: at least one check failed.' }),
+          checks: z.array(
+            z.object({
+              name: z.string().meta({
+                description:
+                  'wallet_valid, tokens_sorted, both_amounts_positive, fees_wiring; balance_a and balance_b with checkBalances.',
+              }),
+              ok: z.boolean(),
+              detail: z.string().nullable().optional(),
+            }),
+          ),
+          issues: z
+            .array(
+              z.object({
+                type: z.enum(['INSUFFICIENT_BALANCE', 'INSUFFICIENT_ALLOWANCE']),
+                expected: baseUnits,
+                actual: baseUnits,
+                spender: address.nullable(),
+                token: z.string(),
+              }),
+            )
+            .optional()
+            .meta({ description: 'Client-fixable problems the transactions alone do not solve.' }),
+        })
+        .optional(),
+      idempotent: z.boolean().optional().meta({ description: 'True when an Idempotency-Key was supplied.' }),
+      metadata: z
+        .record(z.string(), z.string())
+        .optional()
+        .meta({ description: 'The request metadata, echoed.' }),
+    })
+    .meta({ description: 'The ordered, UNSIGNED transactions that create a position (SPEC §2.5).' }),
+);
+
+export const prepareMeta = component(
+  'PrepareMeta',
+  meta.extend({
+    preparedAt: dateTime,
+    note: z.string().meta({ description: 'States that nothing has been signed or broadcast.' }),
+    replayed: z.boolean().optional().meta({
+      description: 'True when this is the stored answer of an earlier call with the same Idempotency-Key.',
+    }),
+  }),
+);
+
+export const preparedBody = component('PrepareResponse', readBody(preparedPosition, prepareMeta));
+
+const statusToken = z.object({
+  symbol: z.string().nullable(),
+  address,
+  amount: baseUnits,
+  decimals: z.int().min(0).nullable(),
+});
+
+export const positionStatus = component(
+  'PositionStatus',
+  z
+    .object({
+      positionId: hash32.meta({ description: 'Same value as strategyHash.' }),
+      strategyHash: hash32,
+      status: z.enum(['prepared', 'shipped', 'filled']).meta({
+        description:
+          'prepared: nothing seen on chain yet; shipped: the strategy is in the live catalogue; filled: it has settled volume (SPEC §3).',
+      }),
+      chain: z.string().optional(),
+      chainId: z.int().optional(),
+      wallet: address.optional(),
+      tokenA: statusToken.optional(),
+      tokenB: statusToken.optional(),
+      makerFeeBps: z.int().min(0).nullable().optional(),
+      protocolFeeBps: z.int().min(0).optional(),
+      observedOnChain: z.boolean().optional(),
+      volumeUsd: z.number().nullable().optional(),
+      preparedAt: dateTime.optional(),
+      firstSeenOnChainAt: dateTime.nullable().optional(),
+      firstSeenFilledAt: dateTime.nullable().optional(),
+      signer: z.string().optional(),
+    })
+    .meta({
+      description:
+        'What the service has observed of a position the calling key prepared (SPEC §2.6). `firstSeen*` record when the service observed a state, not when it happened.',
+    }),
+);
+
+export const statusMeta = component(
+  'PositionStatusMeta',
+  meta.extend({
+    checkedAt: dateTime,
+    timestampsMeaning: z.string(),
+  }),
+);
+
+export const positionStatusBody = component('PositionStatusResponse', readBody(positionStatus, statusMeta));

@@ -1,0 +1,79 @@
+import type { TokenConfig } from '../lib/config.js';
+import { type ChainView, listChains } from '../resolvers/catalogue.js';
+import type { ChainRollup } from '../store/rollups.js';
+import { builder } from './builder.js';
+
+const ChainToken = builder.objectRef<TokenConfig>('ChainToken').implement({
+  description: 'A token the operator lists on a chain.',
+  fields: (t) => ({
+    symbol: t.exposeString('symbol'),
+    address: t.exposeString('address'),
+    decimals: t.exposeInt('decimals'),
+  }),
+});
+
+const ChainIndexer = builder.objectRef<NonNullable<ChainView['checkpoint']>>('ChainIndexer').implement({
+  description: 'Where the indexer is on the chain.',
+  fields: (t) => ({
+    lastBlock: t.int({
+      description: 'Last block whose logs are fully stored.',
+      resolve: (c) => Number(c.last_block),
+    }),
+    updatedAt: t.field({ type: 'DateTime', resolve: (c) => c.updated_at }),
+  }),
+});
+
+/** A count of the roll-up: 0 for a chain without activity, null when the store could not answer. */
+const count = (c: ChainView, pick: (r: ChainRollup) => number): number | null =>
+  c.storeAvailable ? (c.rollup ? pick(c.rollup) : 0) : null;
+
+export const Chain = builder.objectRef<ChainView>('Chain').implement({
+  description: 'A chain the service serves (from the registry), with its live counts from the roll-up.',
+  fields: (t) => ({
+    key: t.string({ resolve: (c) => c.config.key }),
+    chainId: t.int({ resolve: (c) => c.config.chainId }),
+    name: t.string({ resolve: (c) => c.config.name ?? c.config.key }),
+    testnet: t.boolean({ resolve: (c) => c.config.testnet }),
+    tokens: t.field({ type: [ChainToken], resolve: (c) => c.config.tokens }),
+    aqua: t.string({ description: 'The Aqua contract.', resolve: (c) => c.config.aqua.toLowerCase() }),
+    router: t.string({
+      description: 'The verified AquaSwapVMRouter (the app of quotable strategies).',
+      resolve: (c) => c.config.router.toLowerCase(),
+    }),
+    countsAvailable: t.boolean({
+      description: 'False when the store could not answer: the counts below are then null.',
+      resolve: (c) => c.storeAvailable,
+    }),
+    strategies: t.int({
+      nullable: true,
+      description: 'Open strategies.',
+      resolve: (c) => count(c, (r) => r.count),
+    }),
+    makers: t.int({ nullable: true, resolve: (c) => count(c, (r) => r.makers) }),
+    pairs: t.int({ nullable: true, resolve: (c) => count(c, (r) => r.pairs) }),
+    swaps30d: t.int({ nullable: true, resolve: (c) => count(c, (r) => r.swaps_30d) }),
+    volume1dUsd: t.float({ nullable: true, resolve: (c) => count(c, (r) => r.volume_1d_usd) }),
+    volume7dUsd: t.float({ nullable: true, resolve: (c) => count(c, (r) => r.volume_7d_usd) }),
+    volume30dUsd: t.float({ nullable: true, resolve: (c) => count(c, (r) => r.volume_30d_usd) }),
+    lastActivity: t.field({
+      type: 'DateTime',
+      nullable: true,
+      resolve: (c) => c.rollup?.last_activity ?? null,
+    }),
+    rollupUpdatedAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: 'When the roll-up the counts come from was refreshed.',
+      resolve: (c) => c.rollupUpdatedAt,
+    }),
+    indexer: t.field({ type: ChainIndexer, nullable: true, resolve: (c) => c.checkpoint }),
+  }),
+});
+
+builder.queryField('chains', (t) =>
+  t.field({
+    type: [Chain],
+    description: 'The live chains: configured (never hardcoded), with counts from the latest roll-up.',
+    resolve: (_root, _args, ctx) => listChains(ctx),
+  }),
+);

@@ -1,0 +1,81 @@
+import {
+  DEFAULT_QUOTE_CHAIN,
+  type QuoteFee,
+  type QuoteResult,
+  type QuoteToken as QuoteTokenShape,
+  quote,
+} from '../resolvers/quote.js';
+import { builder } from './builder.js';
+
+const QuoteDirection = builder.enumType('QuoteDirection', {
+  description: 'aToB sells tokenA (the lower address of the pair) for tokenB; bToA the reverse.',
+  values: { aToB: { value: 'aToB' }, bToA: { value: 'bToA' } } as const,
+});
+
+const QuoteToken = builder.objectRef<QuoteTokenShape>('QuoteToken').implement({
+  fields: (t) => ({
+    symbol: t.exposeString('symbol'),
+    address: t.exposeString('address'),
+    decimals: t.exposeInt('decimals'),
+  }),
+});
+
+const QuoteFeeRef = builder.objectRef<QuoteFee>('QuoteFee').implement({
+  description: "A fee the strategy's program takes from the input, as the router computes it.",
+  fields: (t) => ({
+    amount: t.exposeString('amount', { description: 'Base units of tokenIn.' }),
+    fee1e9: t.exposeInt('fee1e9', { description: 'On-chain rate, 1e9 = 100%.' }),
+    bps: t.exposeFloat('bps', { description: 'Rate on the API 1e7 scale (5000 = 0.05%).' }),
+    percent: t.exposeString('percent', { description: 'Rate as percentage text, e.g. "0.05".' }),
+  }),
+});
+
+const Quote = builder.objectRef<QuoteResult>('Quote').implement({
+  description: 'An indicative exactIn quote simulated on the verified router. Nothing is signed or sent.',
+  fields: (t) => ({
+    strategyHash: t.exposeString('strategyHash'),
+    chain: t.exposeString('chain'),
+    chainId: t.exposeInt('chainId'),
+    pair: t.exposeString('pair'),
+    direction: t.field({ type: QuoteDirection, resolve: (q) => q.direction }),
+    exactIn: t.exposeBoolean('exactIn'),
+    router: t.exposeString('router', { description: 'The verified router the quote was simulated on.' }),
+    tokenIn: t.field({ type: QuoteToken, resolve: (q) => q.tokenIn }),
+    tokenOut: t.field({ type: QuoteToken, resolve: (q) => q.tokenOut }),
+    amountIn: t.exposeString('amountIn', { description: 'Base units of tokenIn.' }),
+    amountOut: t.exposeString('amountOut', { description: 'Base units of tokenOut.' }),
+    protocolFee: t.field({ type: QuoteFeeRef, resolve: (q) => q.protocolFee }),
+    makerFee: t.field({ type: QuoteFeeRef, nullable: true, resolve: (q) => q.makerFee }),
+    effectivePrice: t.exposeFloat('effectivePrice', {
+      description: 'tokenOut per tokenIn, in whole tokens (amounts adjusted for decimals).',
+    }),
+    blockNumber: t.exposeString('blockNumber', { description: 'The block the simulation read.' }),
+    indicative: t.exposeBoolean('indicative'),
+    signed: t.exposeBoolean('signed', { description: 'Always false: the service signs nothing.' }),
+    note: t.exposeString('note'),
+  }),
+});
+
+builder.queryField('quote', (t) =>
+  t.field({
+    type: Quote,
+    description: 'Indicative quote against one open USDC/USDT strategy of the verified router (SPEC §4.4).',
+    args: {
+      hash: t.arg.string({ required: true, description: 'Strategy hash: 0x followed by 64 hex characters.' }),
+      chain: t.arg.string({
+        required: false,
+        defaultValue: DEFAULT_QUOTE_CHAIN,
+        description: 'Chain key; a key not in the live catalogue is UNSUPPORTED_CHAIN.',
+      }),
+      amount: t.arg.string({ required: true, description: 'Base units of tokenIn.' }),
+      direction: t.arg({ type: QuoteDirection, required: false, defaultValue: 'aToB' }),
+    },
+    resolve: (_root, args, ctx) =>
+      quote(ctx, {
+        hash: args.hash,
+        chain: args.chain ?? DEFAULT_QUOTE_CHAIN,
+        amount: args.amount,
+        direction: args.direction ?? 'aToB',
+      }),
+  }),
+);

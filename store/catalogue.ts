@@ -1,0 +1,278 @@
+import type pg from 'pg';
+import { type Db, storeError } from './db.js';
+
+/**
+ * Reads of the catalogue tables (002_catalogue.sql) for the read endpoints. The indexer writes these
+ * tables; nothing here writes.
+ */
+
+/** The columns of a strategy every read shows (list and detail). */
+export interface StrategyRow {
+  chain_key: string;
+  strategy_hash: string;
+  maker: string;
+  app: string;
+  token_a: string | null;
+  token_b: string | null;
+  symbol_a: string | null;
+  symbol_b: string | null;
+  decimals_a: number | null;
+  decimals_b: number | null;
+  pair_key: string | null;
+  /** The token list of strategies that are not two-token (null otherwise: the columns say it all). */
+  tokens: unknown;
+  initial_a: string | null;
+  initial_b: string | null;
+  balance_a: string | null;
+  balance_b: string | null;
+  status: 'active' | 'docked';
+  shipped_block: string;
+  shipped_tx: string;
+  /** Timestamps come as ISO 8601 UTC text with milliseconds ("…T…Z"), ready to show. */
+  shipped_at: string;
+  docked_block: string | null;
+  docked_at: string | null;
+  volume_usd: number;
+  swap_count: number;
+  last_swap_at: string | null;
+}
+
+/** A strategy with what only the detail shows: the shipped bytes, traits and the decoded program. */
+export interface StrategyDetailRow extends StrategyRow {
+  first_seen_at: string;
+  first_volume_seen_at: string | null;
+  strategy: string;
+  traits: string | null;
+  program: unknown;
+}
+
+export interface SwapRow {
+  tx_hash: string;
+  log_index: number;
+  block_number: string;
+  block_time: Date;
+  taker: string;
+  token_in: string;
+  token_out: string;
+  amount_in: string;
+  amount_out: string;
+  volume_usd: number;
+}
+
+export interface CheckpointRow {
+  chain_key: string;
+  chain_id: number;
+  last_block: string;
+  updated_at: Date;
+}
+
+/** A timestamptz as the API shows it (Date#toISOString's form): Postgres formats it, node parses nothing. */
+const isoText = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+const iso = (column: string) => `${isoText(column)} AS ${column}`;
+
+// A page is read often: only what a list shows, and `tokens` (JSON) only where the columns do not say it.
+// [output name, expression]: the SQL select list and the row mapper of the list both come from here.
+const LIST_FIELDS: readonly (readonly [keyof StrategyRow, string])[] = [
+  ['chain_key', 'chain_key'],
+  ['strategy_hash', 'strategy_hash'],
+  ['maker', 'maker'],
+  ['app', 'app'],
+  ['token_a', 'token_a'],
+  ['token_b', 'token_b'],
+  ['symbol_a', 'symbol_a'],
+  ['symbol_b', 'symbol_b'],
+  ['decimals_a', 'decimals_a'],
+  ['decimals_b', 'decimals_b'],
+  ['pair_key', 'pair_key'],
+  ['tokens', 'CASE WHEN token_a IS NULL THEN tokens END'],
+  ['initial_a', 'initial_a::text'],
+  ['initial_b', 'initial_b::text'],
+  ['balance_a', 'balance_a::text'],
+  ['balance_b', 'balance_b::text'],
+  ['status', 'status'],
+  ['shipped_block', 'shipped_block::text'],
+  ['shipped_tx', 'shipped_tx'],
+  ['shipped_at', isoText('shipped_at')],
+  ['docked_block', 'docked_block::text'],
+  ['docked_at', isoText('docked_at')],
+  ['volume_usd', 'volume_usd'],
+  ['swap_count', 'swap_count'],
+  ['last_swap_at', isoText('last_swap_at')],
+];
+
+const LIST_COLUMNS = LIST_FIELDS.map(([name, expression]) =>
+  name === expression ? name : `${expression} AS ${name}`,
+).join(', ');
+const LIST_NAMES = [...LIST_FIELDS.map(([name]) => name), 'sort_value'] as const;
+
+/**
+ * A list row read as an array (rowMode 'array') into one object shape: pg's own per-row objects cost
+ * more than the query itself on a page of wide rows (bench/catalogue.ts).
+ */
+function listedRow(values: unknown[]): ListedStrategy {
+  const row: Record<string, unknown> = {};
+  for (let i = 0; i < LIST_NAMES.length; i++) row[LIST_NAMES[i]!] = values[i];
+  return row as unknown as ListedStrategy;
+}
+
+const DETAIL_COLUMNS = `${LIST_COLUMNS}, ${iso('first_seen_at')}, ${iso('first_volume_seen_at')}, strategy,
+  traits::text AS traits, program`;
+
+/**
+ * A named (prepared) statement: Postgres plans each shape once per connection, which is most of the
+ * cost of a short indexed read. An unreachable store maps to 503 like `query()`.
+ */
+async function prepared<R extends pg.QueryResultRow>(
+  db: Db,
+  name: string,
+  text: string,
+  values: unknown[],
+): Promise<pg.QueryResult<R>> {
+  try {
+    return await db.query<R>({ name, text, values });
+  } catch (error) {
+    throw storeError(error);
+  }
+}
+
+export type StrategySortKey = 'recent' | 'volume';
+
+/** Where a page starts: the sort key of the last row of the previous page (keyset pagination). */
+export interface ListPosition {
+  /** shipped_at as Postgres text (microseconds kept) for `recent`, volume_usd for `volume`. */
+  value: string | number;
+  hash: string;
+  chain: string;
+}
+
+export interface ListStrategiesParams {
+  sort: StrategySortKey;
+  /** Chain keys to include (any of); null for every chain. */
+  chains: readonly string[] | null;
+  /** Exact pair keys to include (any of); null for every pair. */
+  pairs: readonly string[] | null;
+  after: ListPosition | null;
+  /** Rows to return; one more is read to know whether a next page exists. */
+  limit: number;
+}
+
+export interface ListedStrategy extends StrategyRow {
+  /** The sort key of this row as the cursor carries it. */
+  sort_value: string | number;
+}
+
+/** Most branches a list query is split into before it falls back to one filtered scan and a sort. */
+const MAX_BRANCHES = 16;
+
+/**
+ * Open strategies, newest first (or by volume), `limit` + 1 rows after `after`. The order is total:
+ * (sort key, strategy_hash, chain_key). Each (chain, pair) combination is one index-ordered branch
+ * and the branches are merged (UNION ALL … ORDER BY … LIMIT is a Merge Append of index scans), so a
+ * filter on "A/B" that must match either spelling of the pair key still reads only a page of rows.
+ */
+export async function listOpenStrategies(db: Db, params: ListStrategiesParams): Promise<ListedStrategy[]> {
+  const values: unknown[] = [];
+  const param = (value: unknown) => {
+    values.push(value);
+    return `$${values.length}`;
+  };
+  // Qualified: the output columns of the same names are display text, the sort needs the real column.
+  const sortColumn = params.sort === 'volume' ? 'strategies.volume_usd' : 'strategies.shipped_at';
+  const sortValue = `${sortColumn}${params.sort === 'volume' ? '' : '::text'} AS sort_value`;
+  const order = `${sortColumn} DESC, strategies.strategy_hash, strategies.chain_key`;
+  // Over the merged branches only the output columns exist: sort_value carries the key.
+  const mergedOrder = `${params.sort === 'volume' ? 'sort_value' : 'sort_value::timestamptz'} DESC, strategy_hash, chain_key`;
+  const limit = param(params.limit + 1);
+
+  let after = '';
+  if (params.after) {
+    const cast = params.sort === 'volume' ? '::float8' : '::timestamptz';
+    const v = `${param(params.after.value)}${cast}`;
+    const h = param(params.after.hash);
+    const c = param(params.after.chain);
+    // The first conjunct bounds the index range; the second is the exact keyset condition.
+    after = ` AND ${sortColumn} <= ${v} AND (${sortColumn} < ${v} OR strategies.strategy_hash > ${h} OR (strategies.strategy_hash = ${h} AND strategies.chain_key > ${c}))`;
+  }
+
+  const chains = params.chains ?? [null];
+  const pairs = params.pairs ?? [null];
+  const branchCount = chains.length * pairs.length;
+  let text: string;
+  let shape: string;
+  if (branchCount <= MAX_BRANCHES) {
+    const branches: string[] = [];
+    for (const chain of chains) {
+      for (const pair of pairs) {
+        const where = [
+          "status = 'active'",
+          chain === null ? null : `chain_key = ${param(chain)}`,
+          pair === null ? null : `pair_key = ${param(pair)}`,
+        ]
+          .filter(Boolean)
+          .join(' AND ');
+        branches.push(
+          `SELECT ${LIST_COLUMNS}, ${sortValue} FROM strategies WHERE ${where}${after} ORDER BY ${order} LIMIT ${limit}`,
+        );
+      }
+    }
+    text =
+      branches.length === 1
+        ? branches[0]!
+        : `SELECT * FROM (${branches.map((b) => `(${b})`).join(' UNION ALL ')}) AS page ORDER BY ${mergedOrder} LIMIT ${limit}`;
+    shape = `b${params.chains ? chains.length : 0}x${params.pairs ? pairs.length : 0}`;
+  } else {
+    const where = [
+      "status = 'active'",
+      params.chains ? `chain_key = ANY(${param(params.chains)}::text[])` : null,
+      params.pairs ? `pair_key = ANY(${param(params.pairs)}::text[])` : null,
+    ]
+      .filter(Boolean)
+      .join(' AND ');
+    text = `SELECT ${LIST_COLUMNS}, ${sortValue} FROM strategies WHERE ${where}${after} ORDER BY ${order} LIMIT ${limit}`;
+    shape = `any${params.chains ? 1 : 0}${params.pairs ? 1 : 0}`;
+  }
+  const name = `catalogue_list_${params.sort}_${shape}_${params.after ? 'after' : 'first'}`;
+  try {
+    // Arrays, mapped to one fixed shape: pg's per-row objects cost more than the query on a busy page.
+    const { rows } = await db.query<unknown[]>({ name, text, values, rowMode: 'array' });
+    return rows.map(listedRow);
+  } catch (error) {
+    throw storeError(error);
+  }
+}
+
+/** Every stored strategy (open or docked) with one of these hashes, on any chain. */
+export async function strategiesByHashes(db: Db, hashes: readonly string[]): Promise<StrategyDetailRow[]> {
+  const { rows } = await prepared<StrategyDetailRow>(
+    db,
+    'catalogue_by_hashes',
+    `SELECT ${DETAIL_COLUMNS} FROM strategies WHERE strategy_hash = ANY($1::text[])`,
+    [hashes],
+  );
+  return rows;
+}
+
+/** The latest swaps of one strategy, newest first. */
+export async function recentSwaps(db: Db, chain: string, hash: string, limit: number): Promise<SwapRow[]> {
+  const { rows } = await prepared<SwapRow>(
+    db,
+    'catalogue_recent_swaps',
+    `SELECT tx_hash, log_index, block_number::text AS block_number, block_time, taker, token_in, token_out,
+            amount_in::text AS amount_in, amount_out::text AS amount_out, volume_usd
+       FROM swaps WHERE chain_key = $1 AND strategy_hash = $2
+      ORDER BY block_number DESC, log_index DESC LIMIT $3`,
+    [chain, hash, limit],
+  );
+  return rows;
+}
+
+/** Where the indexer is on each chain. */
+export async function readCheckpoints(db: Db): Promise<CheckpointRow[]> {
+  const { rows } = await prepared<CheckpointRow>(
+    db,
+    'catalogue_checkpoints',
+    'SELECT chain_key, chain_id, last_block::text AS last_block, updated_at FROM indexer_checkpoints',
+    [],
+  );
+  return rows;
+}

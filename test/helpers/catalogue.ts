@@ -1,0 +1,149 @@
+import type { Address, Hex } from 'viem';
+import { AQUA_TRAITS, decodeStrategy, encodeStrategy, strategyHashOf } from '../../chain/order.js';
+import { aquaProtocolFeeAmountIn, buildProgram, decodeProgram, salt, xycSwap } from '../../chain/program.js';
+import type { ChainConfig } from '../../lib/config.js';
+import type { Db } from '../../store/db.js';
+
+/**
+ * Catalogue rows written straight into a test database, the way the indexer stores them, for suites
+ * of the read endpoints that must not depend on the indexer.
+ */
+
+const addr = (n: number): Address => `0x${n.toString(16).padStart(40, '0')}` as Address;
+
+/**
+ * Chains with the registry shape the devnet manifest has (RPC never called by the read paths): base
+ * and arc, plus baseSepolia when three are asked for.
+ */
+export function fixtureChains(count: 2 | 3 = 2): ChainConfig[] {
+  const chain = (key: string, chainId: number, name: string, base: number): ChainConfig => ({
+    key,
+    chainId,
+    name,
+    rpcUrl: `http://127.0.0.1:9/${key}`,
+    aqua: addr(base + 1),
+    router: addr(base + 2),
+    multicall: addr(base + 3),
+    feeReceiver: addr(base + 4),
+    testnet: false,
+    startBlock: 0,
+    tokens: [
+      { symbol: 'USDC', address: addr(base + 0x10), decimals: 6 },
+      { symbol: 'USDT', address: addr(base + 0x11), decimals: 6 },
+      { symbol: 'EURC', address: addr(base + 0x12), decimals: 6 },
+    ],
+  });
+  const chains = [chain('base', 8453, 'Base', 0x1000), chain('arc', 5042, 'Arc', 0x2000)];
+  if (count === 3) chains.push({ ...chain('baseSepolia', 84532, 'Base Sepolia', 0x3000), testnet: true });
+  return chains;
+}
+
+export interface FixtureStrategy {
+  chain: ChainConfig;
+  symbols: [string, string];
+  maker?: Address;
+  status?: 'active' | 'docked';
+  shippedAt: Date | string;
+  volumeUsd?: number;
+  swapCount?: number;
+  salt: bigint;
+  /** Shipped bytes; by default a fee + XYCSwap + salt program of the maker. */
+  strategy?: Hex;
+}
+
+export interface StoredFixture {
+  hash: string;
+  chain: string;
+  pair: string;
+  status: 'active' | 'docked';
+  strategy: Hex;
+}
+
+export function strategyBytes(maker: Address, saltValue: bigint, feeReceiver: Address): Hex {
+  const data = buildProgram([aquaProtocolFeeAmountIn(500_000, feeReceiver), xycSwap(), salt(saltValue)]);
+  return encodeStrategy({ maker, traits: AQUA_TRAITS, data });
+}
+
+export async function insertStrategy(db: Db, s: FixtureStrategy): Promise<StoredFixture> {
+  const maker = (s.maker ?? addr(0xabc0 + Number(s.salt % 7n))).toLowerCase() as Address;
+  const strategy = s.strategy ?? strategyBytes(maker, s.salt, s.chain.feeReceiver as Address);
+  const hash = strategyHashOf(strategy);
+  const tokens = s.symbols.map((symbol) => s.chain.tokens.find((t) => t.symbol === symbol)!);
+  const [a, b] = [...tokens].sort((x, y) => (x.address.toLowerCase() < y.address.toLowerCase() ? -1 : 1)) as [
+    (typeof tokens)[0],
+    (typeof tokens)[0],
+  ];
+  const pair = [a.symbol, b.symbol].sort().join('/');
+  const status = s.status ?? 'active';
+  const shippedAt = typeof s.shippedAt === 'string' ? s.shippedAt : s.shippedAt.toISOString();
+  const program = JSON.stringify(decodeProgram(decodeStrategy(strategy)?.data ?? '0x'), (_k, v: unknown) =>
+    typeof v === 'bigint' ? v.toString() : v,
+  );
+  await db.query(
+    `INSERT INTO strategies (chain_key, strategy_hash, maker, app, strategy, traits, program, token_a, token_b,
+       symbol_a, symbol_b, decimals_a, decimals_b, pair_key, tokens, initial_a, initial_b, balance_a, balance_b,
+       status, shipped_block, shipped_tx, shipped_at, docked_block, docked_at, volume_usd, swap_count, last_swap_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22,
+       $23, $24, $25, $26, $27, $28)`,
+    [
+      s.chain.key,
+      hash,
+      maker,
+      s.chain.router.toLowerCase(),
+      strategy,
+      AQUA_TRAITS.toString(),
+      program,
+      a.address.toLowerCase(),
+      b.address.toLowerCase(),
+      a.symbol,
+      b.symbol,
+      a.decimals,
+      b.decimals,
+      pair,
+      JSON.stringify([a.address.toLowerCase(), b.address.toLowerCase()]),
+      '1000000000',
+      '2000000000',
+      status === 'docked' ? '0' : '1000500000',
+      status === 'docked' ? '0' : '1999000000',
+      status,
+      String(100 + Number(s.salt)),
+      `0x${(Number(s.salt) + 1).toString(16).padStart(64, '0')}`,
+      shippedAt,
+      status === 'docked' ? String(200 + Number(s.salt)) : null,
+      status === 'docked' ? shippedAt : null,
+      s.volumeUsd ?? 0,
+      s.swapCount ?? 0,
+      s.swapCount ? shippedAt : null,
+    ],
+  );
+  return { hash, chain: s.chain.key, pair, status, strategy };
+}
+
+export async function insertSwap(
+  db: Db,
+  s: {
+    chain: string;
+    hash: string;
+    maker: string;
+    tokenIn: string;
+    tokenOut: string;
+    block: number;
+    at: string;
+  },
+): Promise<void> {
+  await db.query(
+    `INSERT INTO swaps (chain_key, tx_hash, log_index, block_number, block_time, strategy_hash, maker, taker, token_in,
+       token_out, amount_in, amount_out, volume_usd) VALUES ($1, $2, 0, $3, $4, $5, $6, $7, $8, $9, 1000000, 999000, 1)`,
+    [
+      s.chain,
+      `0x${s.block.toString(16).padStart(64, '0')}`,
+      s.block,
+      s.at,
+      s.hash,
+      s.maker,
+      addr(0xfeed),
+      s.tokenIn,
+      s.tokenOut,
+    ],
+  );
+}
