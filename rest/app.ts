@@ -126,18 +126,22 @@ export function createApp(options: AppOptions): express.Express {
  * 400. Node's own check (off in service.ts) answered a missing Host without an envelope, and a Host
  * such as `a b` reached /graphql, where yoga could not build the request URL: a 500 with a stack trace.
  */
+const VALID_HOSTS = new Set<string>();
+
 function requireValidHost(req: Request, _res: Response, next: NextFunction): void {
   let count = 0;
   for (let i = 0; i < req.rawHeaders.length; i += 2) if (req.rawHeaders[i]!.toLowerCase() === 'host') count++;
   const host = req.headers.host;
   let valid = count === 1 || (count === 0 && req.httpVersion !== '1.1');
-  if (valid && host) {
+  if (valid && host && !VALID_HOSTS.has(host)) {
     try {
       const url = new URL(`http://${host}/`);
       valid = url.username === '' && url.password === '' && url.pathname === '/' && !url.search && !url.hash;
     } catch {
       valid = false;
     }
+    // The same few Host values repeat on every request: parse each once (bounded, so junk cannot grow it).
+    if (valid && VALID_HOSTS.size < 256) VALID_HOSTS.add(host);
   }
   next(valid ? undefined : new ApiError('BAD_REQUEST', 'The Host header is missing, repeated or malformed.'));
 }

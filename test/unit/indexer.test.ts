@@ -1,4 +1,11 @@
-import { type Address, decodeEventLog, encodeAbiParameters, encodeEventTopics, type Hex, keccak256 } from 'viem';
+import {
+  type Address,
+  decodeEventLog,
+  encodeAbiParameters,
+  encodeEventTopics,
+  type Hex,
+  keccak256,
+} from 'viem';
 import { describe, expect, it } from 'vitest';
 import { aquaAbi, routerAbi } from '../../chain/abi.js';
 import { AQUA_TRAITS, encodeStrategy } from '../../chain/order.js';
@@ -73,7 +80,11 @@ describe('decodeLogs', () => {
     events.forEach((event, i) => {
       const raw = logs[i]!;
       const abi: readonly unknown[] = raw.address === ROUTER ? routerAbi : aquaAbi;
-      const viem = decodeEventLog({ abi: abi as typeof aquaAbi, data: raw.data, topics: raw.topics as [Hex] });
+      const viem = decodeEventLog({
+        abi: abi as typeof aquaAbi,
+        data: raw.data,
+        topics: raw.topics as [Hex],
+      });
       expect(event.kind).toBe(viem.eventName);
       const ours = event as unknown as Record<string, unknown>;
       for (const [name, value] of Object.entries(viem.args as Record<string, unknown>)) {
@@ -97,14 +108,21 @@ describe('decodeLogs', () => {
 });
 
 describe('buildBatch', () => {
-  const ship = (order: { maker: Address; traits: bigint }, tokens: Address[], shipper = MAKER, tx: Hex = '0x01') => {
+  const ship = (
+    order: { maker: Address; traits: bigint },
+    tokens: Address[],
+    shipper = MAKER,
+    tx: Hex = '0x01',
+  ) => {
     const strategy = encodeStrategy({ ...order, data: buildProgram([xycSwap(), salt(1n)]) });
     const hash = keccak256(strategy);
     return {
       hash,
       logs: [
         log(AQUA, aquaAbi, 'Shipped', [shipper, ROUTER, hash, strategy], 7, tx),
-        ...tokens.map((t, i) => log(AQUA, aquaAbi, 'Pushed', [shipper, ROUTER, hash, t, 1000n + BigInt(i)], 7, tx)),
+        ...tokens.map((t, i) =>
+          log(AQUA, aquaAbi, 'Pushed', [shipper, ROUTER, hash, t, 1000n + BigInt(i)], 7, tx),
+        ),
       ],
     };
   };
