@@ -28,6 +28,7 @@ import { AQUA_TRAITS } from '../chain/order.js';
 import type { ChainConfig } from '../lib/config.js';
 import { createDb, type Db } from '../store/db.js';
 import { migrate } from '../store/migrate.js';
+import { fixtureChains } from '../test/helpers/catalogue.js';
 
 export interface GenerateOptions {
   strategies: number;
@@ -67,29 +68,6 @@ function cpuSecondsOf(pid: number): number | null {
 const DAY = 86_400;
 const SHIP_SPAN_SECONDS = 90 * DAY;
 const SWAP_SLICE = 1_000_000;
-
-const addr = (n: number) => `0x${n.toString(16).padStart(40, '0')}`;
-
-function defaultChains(): ChainConfig[] {
-  const chain = (key: string, chainId: number, base: number): ChainConfig => ({
-    key,
-    chainId,
-    name: key,
-    rpcUrl: `http://127.0.0.1:9/${key}`,
-    aqua: addr(base + 1),
-    router: addr(base + 2),
-    multicall: addr(base + 3),
-    feeReceiver: addr(base + 4),
-    testnet: false,
-    startBlock: 0,
-    tokens: [
-      { symbol: 'USDC', address: addr(base + 0x10), decimals: 6 },
-      { symbol: 'USDT', address: addr(base + 0x11), decimals: 6 },
-      { symbol: 'EURC', address: addr(base + 0x12), decimals: 6 },
-    ],
-  });
-  return [chain('base', 8453, 0x1000), chain('arc', 5042, 0x2000), chain('baseSepolia', 84532, 0x3000)];
-}
 
 /** 50/30/20 for three; otherwise weights n, n−1, …, 1. */
 function weights(n: number): number[] {
@@ -328,11 +306,13 @@ async function indexesOf(client: pg.PoolClient, tables: string[]): Promise<Index
   });
 }
 
+const addr = (n: number) => `0x${n.toString(16).padStart(40, '0')}`;
+
 export async function generateCatalogue(db: Db, options: GenerateOptions): Promise<GenerateResult> {
   const log = options.log ?? (() => {});
   const S = Math.max(1, Math.floor(options.strategies));
   const W = Math.max(0, Math.floor(options.swaps));
-  const chains = options.chains && options.chains.length > 0 ? options.chains : defaultChains();
+  const chains = options.chains && options.chains.length > 0 ? options.chains : fixtureChains(3);
   const prices = { USDC: 1, USDT: 1, EURC: 1.08, ...(options.prices ?? {}) };
   const combos = combosOf(chains, prices);
   if (combos.length === 0) throw new Error('generateCatalogue: the chains have no token pair');
