@@ -15,7 +15,6 @@
  * The rows come from `generateCatalogue` (bench/generate.ts). Writes bench/results/catalogue.json.
  */
 import { writeFileSync } from 'node:fs';
-import http from 'node:http';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
@@ -28,6 +27,7 @@ import { fixtureChains } from '../test/helpers/catalogue.js';
 import { createTestDatabase } from '../test/helpers/postgres.js';
 import { generateCatalogue } from './generate.js';
 import { freePort, spawnReady, writeResult } from './lib.js';
+import { paced } from './paced.js';
 
 /** Every server of the run (ours and the baselines) gets the same NODE_ENV: production unless set. */
 const NODE_ENV = process.env.NODE_ENV ?? 'production';
@@ -68,6 +68,7 @@ async function listStatement(combo: Combo, after = false, sort: 'recent' | 'volu
     sort,
     chains: [combo.chain.key],
     pairs: [combo.pairKey],
+    projection: 'summaries',
     after: after
       ? {
           value: sort === 'volume' ? 1 : new Date(Date.now() - 86_400_000).toISOString(),
@@ -150,70 +151,6 @@ async function run(
     max: result.latency.max,
     non2xx: result.non2xx,
     errors: result.errors,
-  };
-}
-
-/**
- * An open-loop, evenly paced load: request i is due at start + i/rate and its latency counts from
- * that due time (so time spent waiting for one of the 20 sockets is latency too: no coordinated
- * omission). autocannon's `overallRate` cannot stand in for it: each connection fires its per-second
- * quota back to back at the top of every second, so "half of peak" is peak-speed bursts.
- */
-async function paced(
-  name: string,
-  url: string,
-  paths: string[],
-  rate: number,
-  seconds = SECONDS,
-): Promise<Run> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 20 });
-  const latencies: number[] = [];
-  let non2xx = 0;
-  let errors = 0;
-  const total = Math.round(rate * seconds);
-  const start = performance.now();
-  const inflight: Promise<void>[] = [];
-  const send = (i: number) => {
-    const due = start + (i * 1000) / rate;
-    return new Promise<void>((resolve) => {
-      const req = http.get(`${url}${paths[i % paths.length]}`, { agent }, (res) => {
-        res.resume();
-        res.on('end', () => {
-          latencies.push(performance.now() - due);
-          if (res.statusCode !== 200) non2xx++;
-          resolve();
-        });
-      });
-      req.on('error', () => {
-        errors++;
-        resolve();
-      });
-    });
-  };
-  let sent = 0;
-  await new Promise<void>((resolve) => {
-    const tick = () => {
-      const due = Math.min(total, Math.floor(((performance.now() - start) * rate) / 1000) + 1);
-      while (sent < due) inflight.push(send(sent++));
-      if (sent >= total) return resolve();
-      setTimeout(tick, 1);
-    };
-    tick();
-  });
-  await Promise.all(inflight);
-  agent.destroy();
-  const sorted = latencies.sort((a, b) => a - b);
-  const at = (p: number) =>
-    Number((sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)] ?? 0).toFixed(2));
-  return {
-    name,
-    requestsPerSec: Math.round(sorted.length / ((performance.now() - start) / 1000)),
-    p50: at(0.5),
-    p90: at(0.9),
-    p99: at(0.99),
-    max: at(1),
-    non2xx,
-    errors,
   };
 }
 
@@ -309,6 +246,7 @@ try {
       base,
       listPaths,
       rate,
+      SECONDS,
     );
     expressRuns.push(express);
     peakRuns.push(peak);

@@ -29,11 +29,11 @@ export function errorEnvelope(error: ApiError, requestId: string, docsUrl: strin
 
 /** Writes a JSON body without express's etag and content negotiation: the hot paths pay for nothing else. */
 export function sendJson(res: Response, status: number, body: unknown): void {
-  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  const bytes = Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
   res.statusCode = status;
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  res.setHeader('Content-Length', Buffer.byteLength(text));
-  res.end(text);
+  res.setHeader('Content-Length', bytes.length);
+  res.end(bytes);
 }
 
 export function sendError(res: Response, error: ApiError, docsUrl: string): void {

@@ -1,3 +1,4 @@
+import { type GraphQLResolveInfo, Kind } from 'graphql';
 import {
   chainIdOf,
   DEFAULT_LIMIT,
@@ -21,6 +22,7 @@ import {
   strategyTokens,
   summarise,
 } from '../resolvers/catalogue.js';
+import type { ListProjection } from '../store/catalogue.js';
 import { builder } from './builder.js';
 
 const StrategyStatus = builder.enumType('StrategyStatus', {
@@ -200,6 +202,19 @@ const StrategySearch = builder.objectRef<StrategySearchView>('StrategySearch').i
   }),
 });
 
+/**
+ * What a page must read: the typed `strategies` walk every column; `summaries` and `page` alone (what
+ * the REST list asks) need only the entries the store renders. Fragments are read as "everything".
+ */
+function projectionOf(info: GraphQLResolveInfo): ListProjection {
+  for (const node of info.fieldNodes) {
+    for (const selection of node.selectionSet?.selections ?? []) {
+      if (selection.kind !== Kind.FIELD || selection.name.value === 'strategies') return 'full';
+    }
+  }
+  return 'summaries';
+}
+
 builder.queryFields((t) => ({
   strategies: t.field({
     type: StrategyPage,
@@ -211,7 +226,7 @@ builder.queryFields((t) => ({
       cursor: t.arg.string({ description: 'page.nextCursor of the previous page.' }),
       sort: t.arg({ type: StrategySort, defaultValue: 'recent' }),
     },
-    resolve: (_r, args, ctx) => listStrategies(ctx, args),
+    resolve: (_r, args, ctx, info) => listStrategies(ctx, args, projectionOf(info)),
   }),
   searchStrategies: t.field({
     type: StrategySearch,
@@ -222,7 +237,7 @@ builder.queryFields((t) => ({
       cursor: t.arg.string(),
       sort: t.arg({ type: StrategySort, defaultValue: 'recent' }),
     },
-    resolve: (_r, args, ctx) => searchStrategies(ctx, args),
+    resolve: (_r, args, ctx, info) => searchStrategies(ctx, args, projectionOf(info)),
   }),
   strategy: t.field({
     type: Strategy,

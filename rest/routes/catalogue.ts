@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ApiError } from '../../lib/errors.js';
+import { jsonText } from '../../lib/rawJson.js';
 import { DEFAULT_LIMIT, HASH, MAX_LIMIT, STRATEGY_SORTS } from '../../resolvers/catalogue.js';
 import {
   ChainsDocument,
@@ -324,13 +325,10 @@ const strategiesRoute: RestRoute = {
           sort: param(ctx, 'sort'),
         };
         const { strategies } = await ctx.operations.run(StrategiesDocument, variables, ctx.graphql());
-        const data = {
-          resource,
-          filters: { chain: chain ?? null, pair: pair ?? null },
-          strategies: strategies.summaries,
-          page: strategies.page,
-        };
-        return { body: readBody(ctx, data) };
+        // The page arrives serialised (resolvers/catalogue.ts `summarise`): spliced in, not re-encoded.
+        const filters = JSON.stringify({ chain: chain ?? null, pair: pair ?? null });
+        const data = `{"resource":"list","filters":${filters},"strategies":${jsonText(strategies.summaries)},"page":${JSON.stringify(strategies.page)}}`;
+        return { body: serialisedReadBody(ctx, data, { rollupAt: null, cached: false }) };
       }
       case 'search': {
         const q = param(ctx, 'q', true)!;
@@ -346,7 +344,8 @@ const strategiesRoute: RestRoute = {
           ctx.graphql(),
         );
         const { query, summaries, page } = searchStrategies;
-        return { body: readBody(ctx, { resource, query, strategies: summaries, page }) };
+        const data = `{"resource":"search","query":${JSON.stringify(query)},"strategies":${jsonText(summaries)},"page":${JSON.stringify(page)}}`;
+        return { body: serialisedReadBody(ctx, data, { rollupAt: null, cached: false }) };
       }
       case 'detail': {
         const strategy = await strategyDetail(ctx, param(ctx, 'hash', true)!, param(ctx, 'chain'));

@@ -1,0 +1,16 @@
+/**
+ * A JSON value that is already serialised. The REST facade splices `text` into its body as it is;
+ * anything that serialises it as a value (yoga answering /graphql) gets it parsed through `toJSON`.
+ */
+export class RawJson {
+  constructor(readonly text: string) {}
+
+  toJSON(): unknown {
+    return JSON.parse(this.text);
+  }
+}
+
+/** `value` serialised: a RawJson's own text, anything else through JSON.stringify. */
+export function jsonText(value: unknown): string {
+  return value instanceof RawJson ? value.text : JSON.stringify(value);
+}
