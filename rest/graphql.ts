@@ -3,18 +3,43 @@ import { createRedisCache } from '@envelop/response-cache-redis';
 import { createInMemoryCache, useResponseCache } from '@graphql-yoga/plugin-response-cache';
 import type { Request, RequestHandler, Response } from 'express';
 import type { GraphQLSchema } from 'graphql';
-import { GraphQLError } from 'graphql';
+import { GraphQLError, isObjectType } from 'graphql';
 import { createYoga, type Plugin } from 'graphql-yoga';
 import { ApiError, isApiError, toExtensions } from '../lib/errors.js';
 import type { Services } from '../lib/services.js';
 import { createContext, type GraphQLContext } from '../schema/context.js';
 import { sendError } from './envelope.js';
+import { STATS_CACHE_SECONDS } from './routes/catalogue.js';
 
 /**
- * TTLs of the GraphQL response cache, per type. Anything not listed is not cached: keys and positions
- * are private, and catalogue data must never outlive the roll-up it comes from.
+ * Types of the GraphQL response cache that may be kept, and for how long: the roll-up behind
+ * /api/stats, as long as that path keeps it (SPEC §8). Keys and positions are private, and the rest of
+ * the catalogue is live.
  */
-export const CACHE_TTL_PER_TYPE: Record<string, number> = {};
+const CACHEABLE_TYPES: Record<string, number> = {
+  Stats: STATS_CACHE_SECONDS * 1000,
+  StatsTotals: STATS_CACHE_SECONDS * 1000,
+  ChainStats: STATS_CACHE_SECONDS * 1000,
+  PairStats: STATS_CACHE_SECONDS * 1000,
+};
+
+/**
+ * A TTL for every object type of the schema: the plugin takes the smallest TTL among the types of a
+ * result and ignores types it has none for, so each type outside CACHEABLE_TYPES is listed with 0 and
+ * a result that holds any of them is not cached.
+ */
+export function cacheTtlPerType(schema: GraphQLSchema): Record<string, number> {
+  const ttls: Record<string, number> = {};
+  // Root types are in every result: their fields' types decide.
+  const roots = new Set([schema.getQueryType()?.name, schema.getMutationType()?.name]);
+  for (const type of Object.values(schema.getTypeMap())) {
+    if (isObjectType(type) && !type.name.startsWith('__') && !roots.has(type.name))
+      ttls[type.name] = CACHEABLE_TYPES[type.name] ?? 0;
+  }
+  // The roll-up's age is computed when asked.
+  ttls['Stats.freshnessSeconds'] = 0;
+  return ttls;
+}
 
 /** An ApiError thrown by a resolver keeps its code and HTTP status through GraphQL. */
 export function maskError(error: unknown, message: string): Error {
@@ -67,7 +92,7 @@ export function createGraphqlServer(services: Services, schema: GraphQLSchema) {
       useResponseCache({
         session: () => null,
         ttl: 0,
-        ttlPerSchemaCoordinate: CACHE_TTL_PER_TYPE,
+        ttlPerSchemaCoordinate: cacheTtlPerType(schema),
         includeExtensionMetadata: true,
         cache: services.redis ? createRedisCache({ redis: services.redis }) : createInMemoryCache(),
       }),

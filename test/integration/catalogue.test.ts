@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CatalogueRollup } from '../../store/rollups.js';
 import { writeRollup } from '../../store/rollups.js';
 import { fixtureChains, insertStrategy, insertSwap, type StoredFixture } from '../helpers/catalogue.js';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { INTERNAL_TOKEN, startTestService, type TestService } from '../helpers/service.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are JSON checked field by field by the assertions.
 type Body = Record<string, any>;
@@ -325,6 +325,32 @@ describe('GET /api/stats', () => {
       Date.parse(String(bodyA.meta.generatedAt)),
     );
     expect(Date.now() - Date.parse(String(bodyB.meta.generatedAt))).toBeLessThan(5000);
+  });
+
+  it('is cached on /graphql too, and nothing else there is: a result holding any other type is live', async () => {
+    const post = async (query: string) => {
+      const res = await svc.get('/graphql', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${INTERNAL_TOKEN}` },
+        body: JSON.stringify({ query }),
+      });
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as { extensions?: { responseCache?: { hit?: boolean } } };
+      return body.extensions?.responseCache?.hit ?? false;
+    };
+    const stats = '{ stats { source totals { strategies volume30dUsd } chains { chain count } } }';
+    await post(stats);
+    expect(await post(stats)).toBe(true);
+    const mixed = '{ stats { source } chains { key strategies } }';
+    await post(mixed);
+    expect(await post(mixed)).toBe(false);
+    // The age of the roll-up is computed when asked: never served from the cache.
+    const age = '{ stats { source freshnessSeconds } }';
+    await post(age);
+    expect(await post(age)).toBe(false);
+    const list = `{ strategies(chain: "${base.key}", limit: 1) { page { limit } summaries } }`;
+    await post(list);
+    expect(await post(list)).toBe(false);
   });
 
   it('answers 405 to another method, with the bucket headers', async () => {
