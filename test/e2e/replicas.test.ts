@@ -256,6 +256,11 @@ describe('two replicas on one Postgres and one Redis', () => {
     const holders = await lockHolders();
     expect(holders.map((h) => h.holders)).toEqual(chains.map(() => 1));
     // The log lines agree: each chain was led once, by the process pg_locks names.
+    await eventually(
+      'the lead lines of both replicas name every chain',
+      async () => [...leadLines('a'), ...leadLines('b')].length >= chains.length,
+      5_000,
+    );
     expect([...leadLines('a'), ...leadLines('b')].sort()).toEqual(chains);
     for (const h of holders) expect(leadLines(h.holder.replace('replica-', '') as Name)).toContain(h.chain);
     console.log(`replicas: locks ${JSON.stringify(holders)}`);
@@ -276,6 +281,12 @@ describe('two replicas on one Postgres and one Redis', () => {
       'the survivor leads every chain',
       async () => (await lockHolders()).every((h) => h.holders === 1 && h.holder === `replica-${survivor}`),
       15_000,
+    );
+    // Its log says so too (the line of the last lock taken can arrive a moment after pg_locks shows it).
+    await eventually(
+      'the survivor logs leading every chain',
+      async () => JSON.stringify(leadLines(survivor).sort()) === JSON.stringify(chains),
+      5_000,
     );
     expect(leadLines(survivor).sort()).toEqual(chains);
     console.log(`replicas: ${survivor} took over every chain ${tookMs} ms after ${victim} was killed`);
