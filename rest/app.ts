@@ -1,5 +1,13 @@
-import express, { type ErrorRequestHandler, type NextFunction, type Request, type Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import express, {
+  type ErrorRequestHandler,
+  type NextFunction,
+  type Request,
+  type RequestHandler,
+  type Response,
+} from 'express';
 import type { GraphQLSchema } from 'graphql';
+import qs from 'qs';
 import { ApiError, isApiError } from '../lib/errors.js';
 import type { Services } from '../lib/services.js';
 import { type AuthenticatedKey, authenticate, authorize } from '../resolvers/apiKeys.js';
@@ -24,7 +32,15 @@ export interface AppOptions {
   mount?: (app: express.Express) => void;
 }
 
-export function createApp(options: AppOptions): express.Express {
+/**
+ * The HTTP app: a node request listener. Every REST path is served by the same middleware chain
+ * (request id, Host check, bucket, method, key, then the route), registered on express. A request whose
+ * path is exactly a static REST path runs that chain straight from a map lookup, without express's
+ * per-request work (prototype switches, router walk, lazy query getter), which cost as much as the
+ * route itself (bench/catalogue.ts: +58% list throughput, p99 at half of peak 10-13 ms instead of
+ * 22-48 ms). Anything else, including other spellings of those paths, goes through express.
+ */
+export function createApp(options: AppOptions): (req: IncomingMessage, res: ServerResponse) => void {
   const { services, schema, limits, routes } = options;
   const { config, logger } = services;
   const docsUrl = config.docsUrl;
@@ -53,6 +69,7 @@ export function createApp(options: AppOptions): express.Express {
   };
 
   // Group routes by path: one bucket per path, the methods it serves, 405 for the rest.
+  const exact = new Map<string, RequestHandler[]>();
   const byPath = new Map<string, RestRoute[]>();
   for (const route of routes) byPath.set(route.path, [...(byPath.get(route.path) ?? []), route]);
 
@@ -71,34 +88,39 @@ export function createApp(options: AppOptions): express.Express {
           ),
           onlyMethods(methods),
         ];
-    app.all(path, ...guard, (req, res, next) => {
-      const route = pathRoutes.find(
-        (r) => r.method === req.method || (r.method === 'GET' && req.method === 'HEAD'),
-      )!;
-      const run = () => {
-        const apiKey = (res.locals.apiKey as AuthenticatedKey | undefined) ?? null;
-        const id = String(res.locals.requestId);
-        route
-          .handle({
-            req,
-            res,
-            services,
-            requestId: id,
-            operations,
-            apiKey,
-            graphql: (extra) => createContext(services, id, { apiKey, ...extra }),
-          })
-          .then((result) => {
-            for (const [name, value] of Object.entries(result.headers ?? {})) res.setHeader(name, value);
-            sendJson(res, result.status ?? 200, result.body);
-          }, next);
-      };
-      if (!route.body) return run();
-      requireJson(req, res, (err?: unknown) => {
-        if (err) return next(err);
-        jsonBody(req, res, (parseErr?: unknown) => (parseErr ? next(parseErr) : run()));
-      });
-    });
+    const handlers: RequestHandler[] = [
+      ...guard,
+      (req, res, next) => {
+        const route = pathRoutes.find(
+          (r) => r.method === req.method || (r.method === 'GET' && req.method === 'HEAD'),
+        )!;
+        const run = () => {
+          const apiKey = (res.locals.apiKey as AuthenticatedKey | undefined) ?? null;
+          const id = String(res.locals.requestId);
+          route
+            .handle({
+              req,
+              res,
+              services,
+              requestId: id,
+              operations,
+              apiKey,
+              graphql: (extra) => createContext(services, id, { apiKey, ...extra }),
+            })
+            .then((result) => {
+              for (const [name, value] of Object.entries(result.headers ?? {})) res.setHeader(name, value);
+              sendJson(res, result.status ?? 200, result.body);
+            }, next);
+        };
+        if (!route.body) return run();
+        requireJson(req, res, (err?: unknown) => {
+          if (err) return next(err);
+          jsonBody(req, res, (parseErr?: unknown) => (parseErr ? next(parseErr) : run()));
+        });
+      },
+    ];
+    app.all(path, ...handlers);
+    if (!path.includes(':')) exact.set(path, [requestId, requireValidHost, ...handlers]);
   }
 
   options.mount?.(app);
@@ -118,7 +140,43 @@ export function createApp(options: AppOptions): express.Express {
     sendError(res, apiError, docsUrl);
   };
   app.use(onError);
-  return app;
+
+  return (req, res) => {
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const path = q < 0 ? url : url.slice(0, q);
+    const chain = exact.get(path);
+    if (!chain) {
+      app(req, res);
+      return;
+    }
+    // What the chain reads of express's request and response, set as express would (its `extended`
+    // query parser is qs with allowPrototypes).
+    const request = req as Request;
+    const response = res as Response;
+    Object.defineProperty(request, 'query', {
+      value: q < 0 ? {} : qs.parse(url.slice(q + 1), { allowPrototypes: true }),
+      writable: true,
+    });
+    Object.defineProperty(request, 'path', { value: path });
+    request.params = {};
+    response.locals = {};
+    let i = 0;
+    const next = (error?: unknown): void => {
+      if (error) {
+        onError(error, request, response, () => {});
+        return;
+      }
+      const handler = chain[i++];
+      if (!handler) return;
+      try {
+        handler(request, response, next);
+      } catch (thrown) {
+        onError(thrown, request, response, () => {});
+      }
+    };
+    next();
+  };
 }
 
 /**
