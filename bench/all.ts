@@ -18,7 +18,7 @@
  * Ports 19740-19749. Prints a table and writes bench/results/all.json (all-partial.json with BENCH_ONLY).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Redis } from 'ioredis';
 import pg from 'pg';
@@ -32,6 +32,7 @@ import {
   type LoadOptions,
   type LoadResult,
   load,
+  machine,
   medianRow,
   type ServiceProcess,
   spawnReady,
@@ -295,12 +296,7 @@ try {
   // A subset (BENCH_ONLY) never overwrites the full run's figures.
   const file = writeResult(ONLY ? 'all-partial' : 'all', {
     when: new Date().toISOString(),
-    machine: {
-      cpus: cpus().length,
-      model: cpus()[0]?.model,
-      node: process.version,
-      loadAverage: loadavg().map((l) => Number(l.toFixed(2))),
-    },
+    machine: machine(),
     method: {
       connections: CONNECTIONS,
       seconds: SECONDS,

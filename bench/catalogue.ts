@@ -15,7 +15,7 @@
  * The rows come from `generateCatalogue` (bench/generate.ts). Writes bench/results/catalogue.json.
  */
 import { writeFileSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { refreshRollup } from '../indexer/rollup.js';
@@ -26,8 +26,8 @@ import { migrate } from '../store/migrate.js';
 import { fixtureChains } from '../test/helpers/catalogue.js';
 import { createTestDatabase } from '../test/helpers/postgres.js';
 import { generateCatalogue } from './generate.js';
-import { freePort, spawnReady, writeResult } from './lib.js';
-import { paced } from './paced.js';
+import { freePort, machine, median, spawnReady, writeResult } from './lib.js';
+import { paced, type RunFigures } from './paced.js';
 
 /** Every server of the run (ours and the baselines) gets the same NODE_ENV: production unless set. */
 const NODE_ENV = process.env.NODE_ENV ?? 'production';
@@ -112,29 +112,12 @@ async function explain(db: Db, combo: Combo): Promise<Record<string, string>> {
   return plans;
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
-
-interface Run {
-  name: string;
-  requestsPerSec: number;
-  p50: number;
-  p90: number;
-  p99: number;
-  max: number;
-  non2xx: number;
-  errors: number;
-}
-
 async function run(
   name: string,
   url: string,
   paths: string[],
   options: { rate?: number; seconds?: number } = {},
-): Promise<Run> {
+): Promise<RunFigures> {
   const result = await autocannon({
     url,
     connections: 20,
@@ -229,11 +212,11 @@ try {
   await run('warm-up', base, listPaths, { seconds: 3 });
   await run('warm-up', `http://127.0.0.1:${helloPort}`, ['/'], { seconds: 2 });
   // Rounds interleave the baseline and the list so both see the same background load; medians compare.
-  const runs: Run[] = [];
-  const expressRuns: Run[] = [];
-  const peakRuns: Run[] = [];
-  const halfRuns: Run[] = [];
-  const floorRuns: Run[] = [];
+  const runs: RunFigures[] = [];
+  const expressRuns: RunFigures[] = [];
+  const peakRuns: RunFigures[] = [];
+  const halfRuns: RunFigures[] = [];
+  const floorRuns: RunFigures[] = [];
   for (let round = 1; round <= ROUNDS; round++) {
     const express = await run(
       `express 5 hello-world (same bytes), round ${round}`,
@@ -319,13 +302,7 @@ try {
   );
   const file = writeResult('catalogue', {
     when: new Date().toISOString(),
-    machine: {
-      cpus: cpus().length,
-      model: cpus()[0]?.model,
-      node: process.version,
-      loadavg: loadavg(),
-      nodeEnv: NODE_ENV,
-    },
+    machine: machine({ nodeEnv: NODE_ENV }),
     dataset: { ...sizes[0], generation },
     method: { connections: 20, seconds: SECONDS, listPaths, bodyBytes: listBody.length },
     runs,

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { startDevnet } from '../devnet/devnet.js';
+import { median } from './lib.js';
 
 const RUNS = 5;
 const TARGET_MS = 5000;
@@ -20,12 +21,6 @@ interface Run {
   anvilMs: number;
   seedMs: number;
   stopMs: number;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'bench-devnet-'));

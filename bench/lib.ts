@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
@@ -220,6 +221,20 @@ export function cpuMs(pid: number, only?: 'user' | 'system'): number {
 
 /** USER_HZ: 100 on every Linux this runs on (`getconf CLK_TCK`). */
 const CLOCK_TICKS = 100;
+
+/**
+ * What a run was measured on. The box is shared (2 cores): the load average when the run ended says how
+ * much its figures are worth.
+ */
+export function machine(extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    cpus: cpus().length,
+    model: cpus()[0]?.model,
+    node: process.version,
+    loadAverage: loadavg().map((l) => Number(l.toFixed(2))),
+    ...extra,
+  };
+}
 
 export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);

@@ -10,7 +10,8 @@
  */
 import net from 'node:net';
 
-export interface PacedRun {
+/** The figures of one load run (autocannon's or the paced one). */
+export interface RunFigures {
   name: string;
   requestsPerSec: number;
   p50: number;
@@ -41,7 +42,7 @@ export async function paced(
   rate: number,
   seconds: number,
   connections = 20,
-): Promise<PacedRun> {
+): Promise<RunFigures> {
   const { hostname, port } = new URL(url);
   const requests = paths.map((path) =>
     Buffer.from(`GET ${path} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nConnection: keep-alive\r\n\r\n`),

@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Address } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
@@ -19,7 +19,7 @@ import { createLogger } from '../lib/logger.js';
 import { createKey } from '../resolvers/apiKeys.js';
 import { startService } from '../service.js';
 import { createTestDatabase } from '../test/helpers/postgres.js';
-import { writeResult } from './lib.js';
+import { machine, writeResult } from './lib.js';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 300);
 const WARM_UP = 100;
@@ -191,12 +191,7 @@ const file = writeResult('prepare', {
   targetP50Ms: TARGET_P50_MS,
   pass,
   sampleResponse: sample,
-  // The box is shared (2 cores): the load average when the run ended says how much the figures are worth.
-  machine: {
-    node: process.version,
-    cpus: cpus().length,
-    loadAverage: loadavg().map((l) => Number(l.toFixed(2))),
-  },
+  machine: machine(),
   measuredAt: new Date().toISOString(),
 });
 console.log(

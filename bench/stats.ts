@@ -10,7 +10,7 @@
  * Writes bench/results/stats.json.
  */
 import { writeFileSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { createDb } from '../store/db.js';
@@ -18,7 +18,7 @@ import { migrate } from '../store/migrate.js';
 import type { CatalogueRollup } from '../store/rollups.js';
 import { writeRollup } from '../store/rollups.js';
 import { createTestDatabase, MACHINE_REDIS } from '../test/helpers/postgres.js';
-import { freePort, type LoadResult, load, printTable, spawnReady, writeResult } from './lib.js';
+import { freePort, type LoadResult, load, machine, printTable, spawnReady, writeResult } from './lib.js';
 
 /** Every server of the run (ours and the baselines) gets the same NODE_ENV: production unless set. */
 const NODE_ENV = process.env.NODE_ENV ?? 'production';
@@ -182,13 +182,7 @@ try {
     });
   const file = writeResult('stats', {
     when: new Date().toISOString(),
-    machine: {
-      cpus: cpus().length,
-      model: cpus()[0]?.model,
-      node: process.version,
-      loadavg: loadavg(),
-      nodeEnv: NODE_ENV,
-    },
+    machine: machine({ nodeEnv: NODE_ENV }),
     method: {
       connections: 20,
       seconds: duration,
