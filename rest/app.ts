@@ -50,8 +50,9 @@ export function createApp(options: AppOptions): (req: IncomingMessage, res: Serv
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'extended');
-  app.use(requestId);
-  app.use(requireValidHost);
+  // What every request meets first, on both ways in (express and the exact-path chains below).
+  const prelude: RequestHandler[] = [requestId, requireValidHost];
+  app.use(...prelude);
 
   healthRoutes(app, services, options.readiness);
 
@@ -120,7 +121,7 @@ export function createApp(options: AppOptions): (req: IncomingMessage, res: Serv
       },
     ];
     app.all(path, ...handlers);
-    if (!path.includes(':')) exact.set(path, [requestId, requireValidHost, ...handlers]);
+    if (!path.includes(':')) exact.set(path, [...prelude, ...handlers]);
   }
 
   options.mount?.(app);
@@ -154,10 +155,7 @@ export function createApp(options: AppOptions): (req: IncomingMessage, res: Serv
     // query parser is qs with allowPrototypes).
     const request = req as Request;
     const response = res as Response;
-    Object.defineProperty(request, 'query', {
-      value: q < 0 ? {} : qs.parse(url.slice(q + 1), { allowPrototypes: true }),
-      writable: true,
-    });
+    request.query = q < 0 ? {} : qs.parse(url.slice(q + 1), { allowPrototypes: true });
     Object.defineProperty(request, 'path', { value: path });
     request.params = {};
     response.locals = {};
