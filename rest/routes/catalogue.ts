@@ -235,6 +235,20 @@ async function strategyDetail(ctx: RouteContext, hash: string, chain: string | u
   return strategy satisfies NonNullable<StrategyDetailQuery['strategy']>;
 }
 
+/**
+ * The body of a page of strategies: `data` { resource, <what selected it>, strategies, page }. The
+ * strategies arrive serialised (resolvers/catalogue.ts `summarise`): spliced in, not re-encoded.
+ */
+function pageBody(
+  ctx: RouteContext,
+  resource: 'list' | 'search',
+  [name, selection]: [string, unknown],
+  result: { summaries: unknown; page: unknown },
+): string {
+  const data = `{"resource":"${resource}","${name}":${JSON.stringify(selection)},"strategies":${jsonText(result.summaries)},"page":${JSON.stringify(result.page)}}`;
+  return serialisedReadBody(ctx, data, { rollupAt: null, cached: false });
+}
+
 const strategiesRoute: RestRoute = {
   method: 'GET',
   path: '/api/strategies',
@@ -325,10 +339,8 @@ const strategiesRoute: RestRoute = {
           sort: param(ctx, 'sort'),
         };
         const { strategies } = await ctx.operations.run(StrategiesDocument, variables, ctx.graphql());
-        // The page arrives serialised (resolvers/catalogue.ts `summarise`): spliced in, not re-encoded.
-        const filters = JSON.stringify({ chain: chain ?? null, pair: pair ?? null });
-        const data = `{"resource":"list","filters":${filters},"strategies":${jsonText(strategies.summaries)},"page":${JSON.stringify(strategies.page)}}`;
-        return { body: serialisedReadBody(ctx, data, { rollupAt: null, cached: false }) };
+        const filters = { chain: chain ?? null, pair: pair ?? null };
+        return { body: pageBody(ctx, 'list', ['filters', filters], strategies) };
       }
       case 'search': {
         const q = param(ctx, 'q', true)!;
@@ -343,9 +355,7 @@ const strategiesRoute: RestRoute = {
           variables,
           ctx.graphql(),
         );
-        const { query, summaries, page } = searchStrategies;
-        const data = `{"resource":"search","query":${JSON.stringify(query)},"strategies":${jsonText(summaries)},"page":${JSON.stringify(page)}}`;
-        return { body: serialisedReadBody(ctx, data, { rollupAt: null, cached: false }) };
+        return { body: pageBody(ctx, 'search', ['query', searchStrategies.query], searchStrategies) };
       }
       case 'detail': {
         const strategy = await strategyDetail(ctx, param(ctx, 'hash', true)!, param(ctx, 'chain'));
