@@ -75,18 +75,21 @@ export async function findPositionByIdempotencyKey(
 }
 
 /** A position of one key with what the indexer has observed of its strategy (null columns: not seen). */
-export interface PositionStatusRow {
-  strategy_hash: string;
-  chain_key: string;
-  chain_id: number;
-  wallet: string;
-  token_a: string;
-  token_b: string;
-  amount_a: string;
-  amount_b: string;
-  maker_fee_bps: number;
-  protocol_fee_bps: number;
-  created_at: Date;
+export interface PositionStatusRow
+  extends Pick<
+    PositionRow,
+    | 'strategy_hash'
+    | 'chain_key'
+    | 'chain_id'
+    | 'wallet'
+    | 'token_a'
+    | 'token_b'
+    | 'amount_a'
+    | 'amount_b'
+    | 'maker_fee_bps'
+    | 'protocol_fee_bps'
+    | 'created_at'
+  > {
   /** The prepared `position` object (symbols and decimals as prepared). */
   position: {
     tokenA?: { symbol?: string; decimals?: number };
