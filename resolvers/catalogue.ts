@@ -539,7 +539,7 @@ function summaryOf(ctx: GraphQLContext, row: StrategyView) {
 }
 
 /**
- * The strategies of a page as one serialised JSON array of StrategySummary. A page walked field by
+ * The strategies of a page as one serialised JSON array of summaries (summaryOf). A page walked field by
  * field costs graphql-js ~30 field executions per strategy, more than the rest of the request
  * together; the REST list takes this one value instead and splices it into its body. A row with its
  * entry rendered by the store (`list_json`) adds only chainId and verifiedRouter to it; the others are

@@ -1,7 +1,7 @@
 /**
  * Group commit for hot reads. Requests for the same statement shape that arrive while that shape's
  * previous batch is still running wait for it, then go to Postgres together as ONE statement (the
- * caller's `run` turns the parameter sets into arrays); identical parameter sets in a batch share a
+ * caller's `run` passes the parameter sets in one statement); identical parameter sets in a batch share a
  * single result. Nothing is cached: every batch starts after each of its requests arrived, so an answer
  * is never older than its request. When the store is idle a request runs at once (a batch of one).
  *
