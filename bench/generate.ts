@@ -17,7 +17,8 @@
  * indexes (chain, strategy hash, block descending; chain, tx hash), which are dropped during the load
  * and built again after it from presorted rows; one connection writes the swaps while the other writes
  * the strategies and volume_hourly; commits do not wait for the WAL flush; the counting triggers of
- * `strategies` are off during the load (the counts are rebuilt once); ANALYZE at the end.
+ * `strategies` are off during the load (the counts are rebuilt once; the trigger that renders each
+ * row's list entry stays on); ANALYZE at the end.
  *
  * As a script: `DATABASE_URL=… node --import tsx bench/generate.ts [strategies] [swaps]`.
  */
@@ -29,6 +30,14 @@ import type { ChainConfig } from '../lib/config.js';
 import { createDb, type Db } from '../store/db.js';
 import { migrate } from '../store/migrate.js';
 import { fixtureChains } from '../test/helpers/catalogue.js';
+
+/** The statement-level triggers of migration 004 that keep the roll-up counts of `strategies`. */
+const COUNTING_TRIGGERS = ['insert', 'update', 'delete', 'truncate'].map((op) => `strategies_counts_${op}`);
+
+async function setCountingTriggers(client: pg.PoolClient, action: 'ENABLE' | 'DISABLE') {
+  for (const trigger of COUNTING_TRIGGERS)
+    await client.query(`ALTER TABLE strategies ${action} TRIGGER ${trigger}`);
+}
 
 export interface GenerateOptions {
   strategies: number;
@@ -404,8 +413,9 @@ export async function generateCatalogue(db: Db, options: GenerateOptions): Promi
   try {
     await phase('empty the catalogue, drop its indexes', async () => {
       // The counting triggers (migration 004) would copy every inserted row into a transition table:
-      // off during the load, and the counts rebuilt from the table once at the end.
-      await a.query('ALTER TABLE strategies DISABLE TRIGGER USER');
+      // off during the load, and the counts rebuilt from the table once at the end. The list entry's
+      // trigger (migration 006) stays on: it renders each row's list_json as the indexer's writes do.
+      await setCountingTriggers(a, 'DISABLE');
       triggersOff = true;
       await a.query('TRUNCATE strategies, swaps, volume_hourly, balance_changes');
       await a.query('DELETE FROM rollups WHERE name = $1', ['catalogue']);
@@ -465,7 +475,7 @@ export async function generateCatalogue(db: Db, options: GenerateOptions): Promi
     );
 
     await phase('roll-up counts rebuilt', async () => {
-      await a.query('ALTER TABLE strategies ENABLE TRIGGER USER');
+      await setCountingTriggers(a, 'ENABLE');
       triggersOff = false;
       await a.query('SELECT catalogue_counts_rebuild()');
     });
@@ -484,7 +494,7 @@ export async function generateCatalogue(db: Db, options: GenerateOptions): Promi
   } finally {
     // A failed load still leaves the tables with their indexes and triggers.
     for (const index of missing) await a.query(index.create).catch(() => {});
-    if (triggersOff) await a.query('ALTER TABLE strategies ENABLE TRIGGER USER').catch(() => {});
+    if (triggersOff) await setCountingTriggers(a, 'ENABLE').catch(() => {});
     a.release();
     b.release();
   }
