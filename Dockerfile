@@ -6,4 +6,4 @@ RUN npm ci --omit=dev --ignore-scripts=false
 COPY . .
 ENV HOST=0.0.0.0 PORT=8080 NODE_ENV=production
 EXPOSE 8080
-CMD ["node", "--import", "tsx", "main.ts"]
+CMD ["node", "--max-semi-space-size=64", "--import", "tsx", "main.ts"]

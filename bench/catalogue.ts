@@ -27,7 +27,7 @@ import { fixtureChains } from '../test/helpers/catalogue.js';
 import { createTestDatabase } from '../test/helpers/postgres.js';
 import { generateCatalogue } from './generate.js';
 import { freePort, machine, median, spawnReady, writeResult } from './lib.js';
-import { paced, type RunFigures } from './paced.js';
+import { pacedApart, type RunFigures } from './paced.js';
 
 /** Every server of the run (ours and the baselines) gets the same NODE_ENV: production unless set. */
 const NODE_ENV = process.env.NODE_ENV ?? 'production';
@@ -225,7 +225,7 @@ try {
     );
     const peak = await run(`GET /api/strategies?pair&chain, peak, round ${round}`, base, listPaths);
     const rate = Math.max(1, Math.round(peak.requestsPerSec / 2));
-    const half = await paced(
+    const half = await pacedApart(
       `GET /api/strategies?pair&chain, half of peak (${rate} req/s, paced), round ${round}`,
       base,
       listPaths,
@@ -234,7 +234,7 @@ try {
     );
     // The same paced load on the baseline: the p99 this machine and this client give a server that
     // does nothing but answer (the floor under the list's figure; it moves from run to run).
-    const floor = await paced(
+    const floor = await pacedApart(
       `express 5 hello-world (same bytes), the same paced rate (${rate} req/s), round ${round}`,
       `http://127.0.0.1:${helloPort}`,
       ['/'],

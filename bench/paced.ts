@@ -7,8 +7,14 @@
  * The client speaks HTTP/1.1 on raw keep-alive sockets and reads only the status line and
  * Content-Length: node's own http client spends ~0.1 ms of CPU per 16 KB response, on the same two
  * cores as the server, and its lateness showed as a p99 of 7-10 ms against a hello-world server.
+ *
+ * `pacedApart` runs it in a fresh process of its own: in the process that had just run autocannon, the
+ * client's own garbage collections and leftover work delayed its sends, and that lateness counted as
+ * the server's latency (p99 13-15 ms against a hello-world server at a third of its peak).
  */
+import { spawn } from 'node:child_process';
 import net from 'node:net';
+import { fileURLToPath } from 'node:url';
 
 /** The figures of one load run (autocannon's or the paced one). */
 export interface RunFigures {
@@ -139,4 +145,37 @@ export async function paced(
     non2xx,
     errors,
   };
+}
+
+/** `paced` in a fresh node process (nothing else in its heap or event loop); resolves its figures. */
+export async function pacedApart(
+  name: string,
+  url: string,
+  paths: string[],
+  rate: number,
+  seconds: number,
+): Promise<RunFigures> {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', fileURLToPath(import.meta.url), JSON.stringify({ name, url, paths, rate, seconds })],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  let out = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    out += chunk.toString();
+  });
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  if (code !== 0) throw new Error(`paced load for ${name} exited with ${code}`);
+  return JSON.parse(out) as RunFigures;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const { name, url, paths, rate, seconds } = JSON.parse(process.argv[2]!) as {
+    name: string;
+    url: string;
+    paths: string[];
+    rate: number;
+    seconds: number;
+  };
+  process.stdout.write(JSON.stringify(await paced(name, url, paths, rate, seconds)));
 }
