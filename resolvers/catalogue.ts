@@ -556,8 +556,15 @@ export function summarise(ctx: GraphQLContext, rows: readonly StrategyView[]): R
     if (summary.tokens instanceof Promise) pending = true;
     return summary;
   });
-  const text = (items: Array<string | object>) =>
-    new RawJson(`[${items.map((p) => (typeof p === 'string' ? p : JSON.stringify(p))).join(',')}]`);
+  // Concatenated, not joined: the body this is spliced into is flattened once, when it is written.
+  const text = (items: Array<string | object>) => {
+    let json = '[';
+    for (let i = 0; i < items.length; i++) {
+      const item = items[i]!;
+      json += (i === 0 ? '' : ',') + (typeof item === 'string' ? item : JSON.stringify(item));
+    }
+    return new RawJson(`${json}]`);
+  };
   // Only strategies with a token outside the columns wait (for the token loader).
   if (!pending) return text(parts);
   return Promise.all(

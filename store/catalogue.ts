@@ -108,17 +108,17 @@ const LIST_NAMES = [...LIST_FIELDS.map(([name]) => name), 'list_json', 'sort_val
 
 /**
  * What a list reads. `full`: every column (the typed GraphQL fields walk them). `summaries`: the
- * rendered entry (`list_json`, migration 006) and the columns a reader adds to it; the other columns
- * only where the row has no rendered entry.
+ * rendered entry (`list_json`, migration 006), the columns a reader adds to it and the sort key; a row
+ * without a rendered entry brings its columns as one JSON array (`columns`, LIST_FIELDS order) instead.
+ * Six columns instead of twenty-nine: pg describes and decodes every column of every result, and on a
+ * page of rendered entries the others were only NULLs to skip (bench/catalogue.ts).
  */
 export type ListProjection = 'full' | 'summaries';
 
-const KEPT_IN_SUMMARIES = new Set<string>(['chain_key', 'strategy_hash', 'app']);
+const SUMMARY_KEPT = ['chain_key', 'strategy_hash', 'app'] as const;
 const LIST_SELECT: Record<ListProjection, string> = {
   full: `${LIST_COLUMNS}, list_json`,
-  summaries: `${LIST_FIELDS.map(([name, expression]) =>
-    KEPT_IN_SUMMARIES.has(name) ? name : `CASE WHEN list_json IS NULL THEN ${expression} END AS ${name}`,
-  ).join(', ')}, list_json`,
+  summaries: `${SUMMARY_KEPT.join(', ')}, list_json, CASE WHEN list_json IS NULL THEN json_build_array(${LIST_FIELDS.map(([, expression]) => expression).join(', ')})::text END AS columns`,
 };
 
 /**
@@ -126,7 +126,12 @@ const LIST_SELECT: Record<ListProjection, string> = {
  * object literal: pg's own per-row objects, or keys assigned in a loop, give dictionary-mode objects
  * that cost more to build and to serialise than the query itself on a busy page (bench/catalogue.ts).
  */
-function listedRow(v: unknown[], o = 0): ListedStrategy {
+function listedRow(
+  v: readonly unknown[],
+  o: number,
+  listJson: string | null,
+  sortValue: string | number,
+): ListedStrategy {
   return {
     chain_key: v[o] as string,
     strategy_hash: v[o + 1] as string,
@@ -153,13 +158,32 @@ function listedRow(v: unknown[], o = 0): ListedStrategy {
     volume_usd: v[o + 22] as number,
     swap_count: v[o + 23] as number,
     last_swap_at: v[o + 24] as string | null,
-    list_json: v[o + 25] as string | null,
-    sort_value: v[o + 26] as string | number,
+    list_json: listJson,
+    sort_value: sortValue,
   };
 }
 // The literal above reads the columns by position: it must name them in the order of the select list.
-if (Object.keys(listedRow([])).join() !== LIST_NAMES.join())
+if (Object.keys(listedRow([], 0, null, 0)).join() !== LIST_NAMES.join())
   throw new Error('listedRow is out of step with LIST_FIELDS');
+
+/** The columns of a summaries row whose entry is rendered: the three kept, the rest unread (null). */
+const RENDERED_ROW: unknown[] = LIST_FIELDS.map(() => null);
+const KEPT_AT = SUMMARY_KEPT.map((name) => LIST_FIELDS.findIndex(([field]) => field === name));
+
+/** A result row of `projection` (after `offset` leading columns) as a listed strategy. */
+function rowOf(projection: ListProjection, row: readonly unknown[], offset: number): ListedStrategy {
+  if (projection === 'full') {
+    return listedRow(row, offset, row[offset + 25] as string | null, row[offset + 26] as string | number);
+  }
+  // chain_key, strategy_hash, app, list_json, columns, sort_value
+  const listJson = row[offset + 3] as string | null;
+  const sortValue = row[offset + 5] as string | number;
+  const columns = row[offset + 4] as string | null;
+  if (columns !== null) return listedRow(JSON.parse(columns) as unknown[], 0, listJson, sortValue);
+  const kept = RENDERED_ROW.slice();
+  for (let i = 0; i < KEPT_AT.length; i++) kept[KEPT_AT[i]!] = row[offset + i];
+  return listedRow(kept, 0, listJson, sortValue);
+}
 
 const DETAIL_COLUMNS = `${LIST_COLUMNS}, ${iso('first_seen_at')}, ${iso('first_volume_seen_at')}, strategy,
   traits::text AS traits, program`;
@@ -310,7 +334,7 @@ function branchBatcher(
         throw storeError(error);
       }
       const pages: ListedStrategy[][] = branches.map(() => []);
-      for (const row of rows) pages[row[0] as number]!.push(listedRow(row, 1));
+      for (const row of rows) pages[row[0] as number]!.push(rowOf(projection, row, 1));
       return pages;
     },
     (b) => JSON.stringify([b.chain, b.pair, b.after?.value, b.after?.hash, b.after?.chain, b.limit]),
@@ -387,7 +411,7 @@ export async function listOpenStrategies(db: Db, params: ListStrategiesParams): 
   const name = `catalogue_list_${projection}_${params.sort}_${shape}_${params.after ? 'after' : 'first'}`;
   try {
     const { rows } = await db.query<unknown[]>({ name, text, values, rowMode: 'array' });
-    return rows.map((row) => listedRow(row));
+    return rows.map((row) => rowOf(projection, row, 0));
   } catch (error) {
     throw storeError(error);
   }
