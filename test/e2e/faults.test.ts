@@ -50,8 +50,25 @@ let chains: ChainConfig[];
 let svc: TestService;
 let key: string;
 let keyId: string;
-/** Readers of GET /v1/positions/{id}: the bucket is 60 a minute per key, so the load spreads over keys. */
-const readers: { key: string; position: string }[] = [];
+/**
+ * Readers of GET /v1/positions/{id}: the bucket is 60 a minute per key, so the load spreads over keys and
+ * a reader is used only while it has sent fewer than POSITION_READS_PER_READER in the last minute
+ * (whatever pace the phase runs at, the load's own volume never meets a 429).
+ */
+const readers: { key: string; position: string; sentAt: number[] }[] = [];
+const POSITION_READS_PER_READER = 50;
+
+function readerWithRoom(): (typeof readers)[number] | undefined {
+  const now = Date.now();
+  for (const reader of readers) {
+    while (reader.sentAt.length > 0 && reader.sentAt[0]! < now - 61_000) reader.sentAt.shift();
+    if (reader.sentAt.length < POSITION_READS_PER_READER) {
+      reader.sentAt.push(now);
+      return reader;
+    }
+  }
+  return undefined;
+}
 /** Every strategy hash a 200 prepare returned: none may be lost. */
 const prepared = new Set<string>();
 
@@ -115,7 +132,8 @@ function mix(i: number): LoadRequest {
     case 5:
       return prepareRequest('arc');
     case 6: {
-      const reader = readers[Math.floor(i / 8) % readers.length]!;
+      const reader = readerWithRoom();
+      if (!reader) return get('detail', '/api/strategies?resource=chains');
       return get('position', `/v1/positions/${reader.position}`, { authorization: `Bearer ${reader.key}` });
     }
     default:
@@ -253,6 +271,7 @@ beforeAll(async () => {
     readers.push({
       key: reader.key,
       position: ((await res.json()) as { data: { strategyHash: string } }).data.strategyHash,
+      sentAt: [],
     });
   }
   expect(await recovered()).toBe(true);
