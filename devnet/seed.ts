@@ -97,6 +97,8 @@ export const DEVNET_CHAINS: readonly DevnetChainSpec[] = [
 ];
 
 const TOKEN_NAMES: Record<string, string> = { USDC: 'USD Coin', USDT: 'Tether USD', EURC: 'Euro Coin' };
+/** Tokens deployed with USDT's approval rule (an allowance that is not zero is only ever set to zero). */
+const ZERO_FIRST_APPROVALS = new Set(['USDT']);
 
 /**
  * Roles among anvil's ten unlocked default accounts (anvil signs; no key is held here). The protocol
@@ -177,7 +179,7 @@ export async function seedChain(spec: DevnetChainSpec, rpcUrl: string): Promise<
       data: encodeDeployData({
         abi: artifacts.TestToken.abi,
         bytecode: artifacts.TestToken.bytecode,
-        args: [TOKEN_NAMES[symbol] ?? symbol, symbol],
+        args: [TOKEN_NAMES[symbol] ?? symbol, symbol, ZERO_FIRST_APPROVALS.has(symbol)],
       }),
       gas: GAS.deploy,
     });

@@ -522,6 +522,20 @@ export async function preparePosition(
   if (includeApprovals) {
     for (const side of sides) {
       if (side.allowance >= side.amount) continue;
+      // USDT (and tokens like it) refuse to change an allowance that is not zero to another value that
+      // is not zero: a short allowance goes to zero first, on every token (one more step, never a revert).
+      if (side.allowance > 0n) {
+        transactions.push({
+          step: transactions.length + 1,
+          purpose: 'approve',
+          to: getAddress(side.token.address),
+          value: '0',
+          data: approveCalldata(aqua, 0n),
+          description:
+            `Reset this wallet's allowance for Aqua (${aqua}) from ${human(side.allowance, side.token)} to 0 ` +
+            `before raising it: tokens such as USDT refuse to change an allowance that is not zero.`,
+        });
+      }
       transactions.push({
         step: transactions.length + 1,
         purpose: 'approve',

@@ -122,8 +122,8 @@ function orderWith(instructions: Hex[]): Order {
 
 beforeAll(async () => {
   anvil = await startAnvil({ port: PORT, chainId: CHAIN_ID });
-  addr.tokenA = await deploy('TestToken', ['Token A', 'TKA']);
-  addr.tokenB = await deploy('TestToken', ['Token B', 'TKB']);
+  addr.tokenA = await deploy('TestToken', ['Token A', 'TKA', false]);
+  addr.tokenB = await deploy('TestToken', ['Token B', 'TKB', true]);
   addr.aqua = await deploy('Aqua');
   addr.router = await deploy('AquaSwapVMRouter', [addr.aqua]);
   addr.multicall = await deploy('Multicall3');
@@ -422,5 +422,18 @@ describe('devnet contracts against PROTOCOL.md', () => {
     });
     expect(blockNumber).toBe(await publicClient.getBlockNumber({ cacheTime: 0 }));
     expect(chainId).toBe(BigInt(CHAIN_ID));
+  });
+
+  it("keeps USDT's approval rule on a zeroFirstApprovals token: a set allowance goes to zero before any other value", async () => {
+    const spender = taker.address;
+    const approve = (token: Address, amount: bigint) =>
+      simulate(maker, token, artifacts.TestToken.abi, 'approve', [spender, amount]);
+    await send(maker, addr.tokenB, approveCalldata(spender, 5n));
+    expect(await revertOf(approve(addr.tokenB, 10n))).toBe('ApprovalNotFromZero');
+    await send(maker, addr.tokenB, approveCalldata(spender, 0n));
+    await send(maker, addr.tokenB, approveCalldata(spender, 10n));
+    // A plain token changes a set allowance directly.
+    await send(maker, addr.tokenA, approveCalldata(spender, 5n));
+    await send(maker, addr.tokenA, approveCalldata(spender, 10n));
   });
 });

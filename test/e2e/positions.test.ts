@@ -427,6 +427,38 @@ describe('the lifecycle of a position on the devnet', () => {
   });
 });
 
+describe('a wallet whose allowance is set but short', () => {
+  const holder = mnemonicToAccount(MNEMONIC, { addressIndex: 12 });
+
+  it("resets USDT's allowance to zero before raising it, and the steps go through as returned", async () => {
+    await send(maker, { to: holder.address, data: '0x', value: parseEther('1') });
+    for (const symbol of ['USDC', 'USDT']) {
+      await send(holder, { to: token(symbol), data: encodeMint(holder.address, 10_000n * UNIT) });
+    }
+    const aqua = base.aqua as Address;
+    await send(holder, { to: token('USDC'), data: approveCalldata(aqua, 1_000_000n * UNIT) });
+    await send(holder, { to: token('USDT'), data: approveCalldata(aqua, 10n * UNIT) });
+    // The devnet's USDT keeps Tether's rule: raising a set allowance directly reverts.
+    await expect(
+      chain.call({ account: holder.address, to: token('USDT'), data: approveCalldata(aqua, 1_000n * UNIT) }),
+    ).rejects.toThrow(/revert/i);
+
+    const res = await prepared(await prepare(intent({ wallet: holder.address })));
+    const txs = res.data.transactions;
+    expect(txs.map((t) => [t.step, t.purpose, t.to])).toEqual([
+      [1, 'approve', getAddress(token('USDT'))],
+      [2, 'approve', getAddress(token('USDT'))],
+      [3, 'ship', getAddress(aqua)],
+    ]);
+    expect(txs[0]!.data).toBe(approveCalldata(aqua, 0n));
+    expect(txs[0]!.description).toMatch(/to 0/);
+    expect(txs[1]!.data).toBe(approveCalldata(aqua, 1_000n * UNIT));
+    for (const tx of txs) await send(holder, { to: tx.to as Address, data: tx.data as Hex });
+    await indexer.syncNow();
+    expect((await statusOf(res.data.strategyHash)).data.status).toBe('shipped');
+  });
+});
+
 describe('preflight when the wallet is short', () => {
   const poor = mnemonicToAccount(MNEMONIC, { addressIndex: 11 }).address;
 
