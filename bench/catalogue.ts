@@ -3,10 +3,11 @@
  * 1,000,000 strategies and 10,000,000 swaps:
  *   1. GET /api/strategies?pair=…&chain=… p99 ≤ 10 ms at half of its peak load;
  *   2. its uncached throughput ≥ 0.5× an express 5 hello-world returning the same bytes.
- * Half of peak is an open-loop paced load (`paced`: latency from each request's due time), peak is
- * autocannon. The list requests rotate over every (chain, pair) of the data in both spellings, through
- * the real route (persisted operation, rate limiter with a limit the load never reaches, no response
- * cache: strategy lists are never cached). Servers run in processes of their own; autocannon, 20
+ * Half of peak is an open-loop paced load (`pacedApart`: latency from each request's due time, from a
+ * fresh process of its own), peak is autocannon. The list requests rotate over every (chain, pair) of
+ * the data in both spellings, through the real route (persisted operation, rate limiter with a limit the
+ * load never reaches, no response cache: strategy lists are never cached). Servers run in processes of
+ * their own, with the service's node flags (SERVER_NODE_FLAGS, baselines too); autocannon, 20
  * connections. The query plans (custom and generic) of the filtered list are printed.
  *   npm run bench:catalogue
  *   BENCH_STRATEGIES, BENCH_SWAPS   dataset size (1e6, 1e7)
