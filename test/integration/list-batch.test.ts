@@ -161,4 +161,44 @@ describe('entries rendered by the store', () => {
     expect(second!.tokens.map((t) => t.symbol).sort()).toEqual(['USDC', 'USDT']);
     expect(second!.chainId).toBe(arc.chainId);
   });
+
+  it('reads a row it cannot render (three tokens) with every column, as the full projection does', async () => {
+    const odd = await insertStrategy(db, {
+      chain: base,
+      symbols: ['USDC', 'USDT'],
+      salt: 998n,
+      shippedAt: new Date(T0 + 20 * 86_400_000),
+      volumeUsd: 12.5,
+      swapCount: 3,
+    });
+    await db.query(
+      `UPDATE strategies SET token_a = NULL, token_b = NULL, pair_key = NULL,
+              tokens = '[{"address":"0x01","symbol":"A","decimals":6},{"address":"0x02","symbol":"B","decimals":6},{"address":"0x03","symbol":"C","decimals":18}]'::jsonb
+        WHERE strategy_hash = $1`,
+      [odd.hash],
+    );
+    const params: ListStrategiesParams = {
+      sort: 'recent',
+      chains: [base.key],
+      pairs: null,
+      after: null,
+      limit: 2,
+    };
+    const [full, summaries] = await Promise.all([
+      listOpenStrategies(db, { ...params, projection: 'full' }),
+      listOpenStrategies(db, { ...params, projection: 'summaries' }),
+    ]);
+    expect(summaries[0]).toEqual(full[0]);
+    expect(summaries[0]).toMatchObject({
+      strategy_hash: odd.hash,
+      list_json: null,
+      volume_usd: 12.5,
+      swap_count: 3,
+    });
+    expect((summaries[0]!.tokens as unknown[]).length).toBe(3);
+    // A rendered row reads only what the list adds to its entry.
+    expect(summaries[1]!.list_json).not.toBeNull();
+    expect(summaries[1]!.maker).toBeNull();
+    expect(full[1]!.maker).not.toBeNull();
+  });
 });
