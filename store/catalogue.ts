@@ -173,7 +173,9 @@ const KEPT_AT = SUMMARY_KEPT.map((name) => LIST_FIELDS.findIndex(([field]) => fi
 /** A result row of `projection` (after `offset` leading columns) as a listed strategy. */
 function rowOf(projection: ListProjection, row: readonly unknown[], offset: number): ListedStrategy {
   if (projection === 'full') {
-    return listedRow(row, offset, row[offset + 25] as string | null, row[offset + 26] as string | number);
+    // LIST_FIELDS, then list_json and sort_value
+    const n = offset + LIST_FIELDS.length;
+    return listedRow(row, offset, row[n] as string | null, row[n + 1] as string | number);
   }
   // chain_key, strategy_hash, app, list_json, columns, sort_value
   const listJson = row[offset + 3] as string | null;
