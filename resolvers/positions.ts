@@ -519,53 +519,48 @@ export async function preparePosition(
     { token: tokenB, amount: amountB, allowance: allowanceB, balance: balances?.[1], suffix: 'b' },
   ] as const;
   const transactions: PreparedTransaction[] = [];
+  /** The next step, numbered in order; none carries value. */
+  const step = (purpose: PreparedTransaction['purpose'], to: string, data: string, description: string) =>
+    transactions.push({ step: transactions.length + 1, purpose, to, value: '0', data, description });
   if (includeApprovals) {
     for (const side of sides) {
       if (side.allowance >= side.amount) continue;
+      const token = getAddress(side.token.address);
       // USDT (and tokens like it) refuse to change an allowance that is not zero to another value that
       // is not zero: a short allowance goes to zero first, on every token (one more step, never a revert).
       if (side.allowance > 0n) {
-        transactions.push({
-          step: transactions.length + 1,
-          purpose: 'approve',
-          to: getAddress(side.token.address),
-          value: '0',
-          data: approveCalldata(aqua, 0n),
-          description:
-            `Reset this wallet's allowance for Aqua (${aqua}) from ${human(side.allowance, side.token)} to 0 ` +
+        step(
+          'approve',
+          token,
+          approveCalldata(aqua, 0n),
+          `Reset this wallet's allowance for Aqua (${aqua}) from ${human(side.allowance, side.token)} to 0 ` +
             `before raising it: tokens such as USDT refuse to change an allowance that is not zero.`,
-        });
+        );
       }
-      transactions.push({
-        step: transactions.length + 1,
-        purpose: 'approve',
-        to: getAddress(side.token.address),
-        value: '0',
-        data: approveCalldata(aqua, side.amount),
-        description:
-          `Approve Aqua (${aqua}) to use up to ${human(side.amount, side.token)} of this wallet. ` +
+      step(
+        'approve',
+        token,
+        approveCalldata(aqua, side.amount),
+        `Approve Aqua (${aqua}) to use up to ${human(side.amount, side.token)} of this wallet. ` +
           `The current allowance (${human(side.allowance, side.token)}) is short. Tokens stay in the wallet; ` +
           'Aqua moves them only when a taker trades against the position.',
-      });
+      );
     }
   }
-  transactions.push({
-    step: transactions.length + 1,
-    purpose: 'ship',
-    to: aqua,
-    value: '0',
-    data: shipCalldata({
+  step(
+    'ship',
+    aqua,
+    shipCalldata({
       app: router,
       strategy,
       tokens: [tokenA.address as Address, tokenB.address as Address],
       amounts: [amountA, amountB],
     }),
-    description:
-      `Ship the position to Aqua on ${chain.name ?? chain.key}: an x·y=k pool of ${human(amountA, tokenA)} and ` +
+    `Ship the position to Aqua on ${chain.name ?? chain.key}: an x·y=k pool of ${human(amountA, tokenA)} and ` +
       `${human(amountB, tokenB)} on the SwapVM router ${router}. The signed order embeds the ` +
       `${feePercent(PROTOCOL_FEE_BPS)}% protocol fee${makerFeeBps > 0 ? ` and your ${feePercent(makerFeeBps)}% maker fee` : ''}. ` +
       `Its strategy hash is ${strategyHash}.`,
-  });
+  );
 
   const checks: PreflightCheck[] = [
     walletCheck(input.wallet),
