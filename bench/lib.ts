@@ -86,8 +86,9 @@ function exitOf(child: ChildProcess): Promise<void> {
 }
 
 /**
- * Runs the service itself (`node <SERVER_NODE_FLAGS> --import tsx main.ts`, as `npm start`) with `env` over this process's environment and
- * resolves when it logged `gateway ready` (store migrated, indexer's first pass done when embedded).
+ * Runs the service itself (`node <SERVER_NODE_FLAGS> --import tsx main.ts`, as `npm start`) with `env`
+ * over this process's environment and resolves when it logged `gateway ready` (store migrated,
+ * indexer's first pass done when embedded).
  */
 export async function spawnService(
   env: Record<string, string>,

@@ -147,6 +147,15 @@ export async function paced(
   };
 }
 
+/** What `pacedApart` hands its process (as JSON, the one argument). */
+interface PacedRun {
+  name: string;
+  url: string;
+  paths: string[];
+  rate: number;
+  seconds: number;
+}
+
 /** `paced` in a fresh node process (nothing else in its heap or event loop); resolves its figures. */
 export async function pacedApart(
   name: string,
@@ -155,9 +164,10 @@ export async function pacedApart(
   rate: number,
   seconds: number,
 ): Promise<RunFigures> {
+  const run: PacedRun = { name, url, paths, rate, seconds };
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', fileURLToPath(import.meta.url), JSON.stringify({ name, url, paths, rate, seconds })],
+    ['--import', 'tsx', fileURLToPath(import.meta.url), JSON.stringify(run)],
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );
   let out = '';
@@ -170,12 +180,6 @@ export async function pacedApart(
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const { name, url, paths, rate, seconds } = JSON.parse(process.argv[2]!) as {
-    name: string;
-    url: string;
-    paths: string[];
-    rate: number;
-    seconds: number;
-  };
+  const { name, url, paths, rate, seconds } = JSON.parse(process.argv[2]!) as PacedRun;
   process.stdout.write(JSON.stringify(await paced(name, url, paths, rate, seconds)));
 }

@@ -177,10 +177,11 @@ function rowOf(projection: ListProjection, row: readonly unknown[], offset: numb
     const n = offset + LIST_FIELDS.length;
     return listedRow(row, offset, row[n] as string | null, row[n + 1] as string | number);
   }
-  // chain_key, strategy_hash, app, list_json, columns, sort_value
-  const listJson = row[offset + 3] as string | null;
-  const sortValue = row[offset + 5] as string | number;
-  const columns = row[offset + 4] as string | null;
+  // SUMMARY_KEPT, then list_json, columns and sort_value
+  const n = offset + SUMMARY_KEPT.length;
+  const listJson = row[n] as string | null;
+  const columns = row[n + 1] as string | null;
+  const sortValue = row[n + 2] as string | number;
   if (columns !== null) return listedRow(JSON.parse(columns) as unknown[], 0, listJson, sortValue);
   const kept = RENDERED_ROW.slice();
   for (let i = 0; i < KEPT_AT.length; i++) kept[KEPT_AT[i]!] = row[offset + i];

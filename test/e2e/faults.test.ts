@@ -23,6 +23,7 @@ import { type Anvil, startAnvil } from '../../devnet/anvil.js';
 import { DEVNET_CHAINS, type SeededChain, seedChain } from '../../devnet/seed.js';
 import type { ChainConfig } from '../../lib/config.js';
 import { createLogger } from '../../lib/logger.js';
+import { BUCKET_LIMITS, WINDOW_SECONDS } from '../../rest/buckets.js';
 import { responseCacheFor } from '../../rest/responseCache.js';
 import { type EmbeddedDatabase, startEmbeddedPostgres } from '../../store/embedded.js';
 import { eventually, type LoadRequest, loadLoop, type Sample, send, tally } from '../helpers/load.js';
@@ -51,18 +52,19 @@ let svc: TestService;
 let key: string;
 let keyId: string;
 /**
- * Readers of GET /v1/positions/{id}: the bucket is 60 a minute per key, so the load spreads over keys and
- * a reader is used only while it has sent fewer than POSITION_READS_PER_READER in the last minute
- * (whatever pace the phase runs at, the load's own volume never meets a 429).
+ * Readers of GET /v1/positions/{id}: its bucket is per key, so the load spreads over keys and a reader is
+ * used only while it has room left in the last window (a little more than one, with a margin), so
+ * whatever pace the phase runs at, the load's own volume never meets a 429.
  */
 const readers: { key: string; position: string; sentAt: number[] }[] = [];
-const POSITION_READS_PER_READER = 50;
 
 function readerWithRoom(): (typeof readers)[number] | undefined {
   const now = Date.now();
   for (const reader of readers) {
-    while (reader.sentAt.length > 0 && reader.sentAt[0]! < now - 61_000) reader.sentAt.shift();
-    if (reader.sentAt.length < POSITION_READS_PER_READER) {
+    while (reader.sentAt.length > 0 && reader.sentAt[0]! < now - (WINDOW_SECONDS + 1) * 1000) {
+      reader.sentAt.shift();
+    }
+    if (reader.sentAt.length < BUCKET_LIMITS.positions - 10) {
       reader.sentAt.push(now);
       return reader;
     }
