@@ -2,7 +2,7 @@
  * `npm run bench`: the one bench command (issue 10). Starts the service itself (`main.ts`, a process of
  * its own) against the machine's real Postgres (a fresh database on 127.0.0.1:5432) and Redis
  * (127.0.0.1:6379, a prefix of this run), over a devnet of its own (three anvil chains, seeded; the
- * embedded indexer fills the catalogue; 40 stored strategies fill base USDC/USDT to a full page of 20),
+ * embedded indexer fills the catalogue; 20 stored strategies per (chain, pair) make full pages of 20),
  * and measures in ONE run:
  *   cached GET /api/stats, GET /api/badge, filtered GET /api/strategies (uncached) and POST /v1/positions
  * each against an express 5 hello-world and bare node:http serving the same bytes to the same requests
@@ -23,6 +23,7 @@ import { join, resolve } from 'node:path';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { startDevnet } from '../devnet/devnet.js';
+import { DEVNET_CHAINS } from '../devnet/seed.js';
 import { createDb } from '../store/db.js';
 import { migrate } from '../store/migrate.js';
 import { insertStrategy } from '../test/helpers/catalogue.js';
@@ -49,7 +50,7 @@ const SERVICE_PORT = 19745;
 const EXPRESS_PORT = 19746;
 const HTTP_PORT = 19747;
 const INTERNAL_TOKEN = 'bench-internal-token-0123456789';
-const FILLER_STRATEGIES = 40;
+const FILLER_STRATEGIES = 20;
 /** anvil's default mnemonic, index 9: a wallet the devnet does not use. */
 const WALLET = '0xa0Ee7A142d267C1f36714E4a8F75612F20a79720';
 
@@ -78,21 +79,33 @@ try {
     () => database.drop(),
     () => devnet.stop(),
   );
-  // The devnet ships a handful of strategies per pair; 40 more on base USDC/USDT (stored the way the
-  // indexer stores them) make the filtered list a full page of 20, the page of the earlier issues' bench.
+  // The devnet ships a handful of strategies per pair; 20 more on every (chain, pair), stored the way
+  // the indexer stores them, make each filtered list a full page of 20, the page of the earlier issues'
+  // bench.
   const db = createDb(database.url, 2);
   await migrate(db);
-  const baseChain = devnet.chains.find((c) => c.key === 'base')!;
-  for (let i = 0; i < FILLER_STRATEGIES; i++) {
-    await insertStrategy(db, {
-      chain: baseChain,
-      symbols: ['USDC', 'USDT'],
-      shippedAt: new Date(Date.now() - i * 60_000),
-      volumeUsd: 1000 + i,
-      swapCount: i % 7,
-      salt: 9_000_000n + BigInt(i),
-    });
+  const combos = DEVNET_CHAINS.flatMap((spec) =>
+    spec.pairs.map((symbols) => ({ chain: devnet.chains.find((c) => c.key === spec.key)!, symbols })),
+  );
+  let salt = 9_000_000n;
+  for (const { chain, symbols } of combos) {
+    for (let i = 0; i < FILLER_STRATEGIES; i++) {
+      await insertStrategy(db, {
+        chain,
+        symbols: [...symbols],
+        shippedAt: new Date(Date.now() - i * 60_000),
+        volumeUsd: 1000 + i,
+        swapCount: i % 7,
+        salt: salt++,
+      });
+    }
   }
+  // Every (chain, pair) in both spellings, from one rotation shared by the connections (lib.ts `paths`).
+  const listPaths = combos.flatMap(({ chain, symbols }) =>
+    [symbols.join('/'), [...symbols].reverse().join('/')].map(
+      (pair) => `/api/strategies?chain=${chain.key}&pair=${encodeURIComponent(pair)}`,
+    ),
+  );
   await db.end();
   const profileDir = process.env.BENCH_CPU_PROF ? resolve(process.env.BENCH_CPU_PROF) : undefined;
   service = await spawnService(
@@ -165,9 +178,9 @@ try {
     {
       key: 'strategies',
       name: 'GET /api/strategies?chain&pair (uncached)',
-      request: { path: '/api/strategies?chain=base&pair=USDC%2FUSDT' },
+      request: { path: listPaths[0]!, paths: listPaths },
       target: 0.5,
-      note: 'persisted operation, one keyset query on Postgres, never cached',
+      note: `persisted operation, one keyset query on Postgres, never cached; ${listPaths.length} filters in turn`,
     },
     {
       key: 'prepare',

@@ -4,8 +4,10 @@
  *   1. GET /api/strategies?pair=…&chain=… p99 ≤ 10 ms at half of its peak load;
  *   2. its uncached throughput ≥ 0.5× an express 5 hello-world returning the same bytes.
  * Half of peak is an open-loop paced load (`pacedApart`: latency from each request's due time, from a
- * fresh process of its own), peak is autocannon. The list requests rotate over every (chain, pair) of
- * the data in both spellings, through the real route (persisted operation, rate limiter with a limit the
+ * fresh process of its own), peak is autocannon. Both send the list requests from one rotation over
+ * every (chain, pair) of the data in both spellings, shared by all connections (lib.ts `paths`: with a
+ * rotation per connection, autocannon's connections asked for the same page at the same moment and
+ * shared batched results, a peak half again higher than independent clients give), through the real route (persisted operation, rate limiter with a limit the
  * load never reaches, no response cache: strategy lists are never cached). Servers run in processes of
  * their own, with the service's node flags (SERVER_NODE_FLAGS, baselines too); autocannon, 20
  * connections. The query plans (custom and generic) of the filtered list are printed.
@@ -18,7 +20,6 @@
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import autocannon from 'autocannon';
 import { refreshRollup } from '../indexer/rollup.js';
 import type { ChainConfig } from '../lib/config.js';
 import { listOpenStrategies } from '../store/catalogue.js';
@@ -27,8 +28,8 @@ import { migrate } from '../store/migrate.js';
 import { fixtureChains } from '../test/helpers/catalogue.js';
 import { createTestDatabase } from '../test/helpers/postgres.js';
 import { generateCatalogue } from './generate.js';
-import { freePort, machine, median, spawnReady, writeResult } from './lib.js';
-import { pacedApart, type RunFigures } from './paced.js';
+import { freePort, type LoadResult, load, machine, median, spawnReady, writeResult } from './lib.js';
+import { pacedApart } from './paced.js';
 
 /** Every server of the run (ours and the baselines) gets the same NODE_ENV: production unless set. */
 const NODE_ENV = process.env.NODE_ENV ?? 'production';
@@ -113,31 +114,6 @@ async function explain(db: Db, combo: Combo): Promise<Record<string, string>> {
   return plans;
 }
 
-async function run(
-  name: string,
-  url: string,
-  paths: string[],
-  options: { rate?: number; seconds?: number } = {},
-): Promise<RunFigures> {
-  const result = await autocannon({
-    url,
-    connections: 20,
-    duration: options.seconds ?? SECONDS,
-    requests: paths.map((path) => ({ method: 'GET' as const, path })),
-    ...(options.rate ? { overallRate: options.rate } : {}),
-  });
-  return {
-    name,
-    requestsPerSec: Math.round(result.requests.average),
-    p50: result.latency.p50,
-    p90: result.latency.p90,
-    p99: result.latency.p99,
-    max: result.latency.max,
-    non2xx: result.non2xx,
-    errors: result.errors,
-  };
-}
-
 const stops: Array<() => Promise<void>> = [];
 let database: { url: string; drop(): Promise<void> } | null = null;
 try {
@@ -210,21 +186,24 @@ try {
   });
   stops.push(hello.stop);
 
-  await run('warm-up', base, listPaths, { seconds: 3 });
-  await run('warm-up', `http://127.0.0.1:${helloPort}`, ['/'], { seconds: 2 });
+  await load('warm-up', base, { paths: listPaths, duration: 3 });
+  await load('warm-up', `http://127.0.0.1:${helloPort}`, { duration: 2 });
   // Rounds interleave the baseline and the list so both see the same background load; medians compare.
-  const runs: RunFigures[] = [];
-  const expressRuns: RunFigures[] = [];
-  const peakRuns: RunFigures[] = [];
-  const halfRuns: RunFigures[] = [];
-  const floorRuns: RunFigures[] = [];
+  const runs: LoadResult[] = [];
+  const expressRuns: LoadResult[] = [];
+  const peakRuns: LoadResult[] = [];
+  const halfRuns: LoadResult[] = [];
+  const floorRuns: LoadResult[] = [];
   for (let round = 1; round <= ROUNDS; round++) {
-    const express = await run(
+    const express = await load(
       `express 5 hello-world (same bytes), round ${round}`,
       `http://127.0.0.1:${helloPort}`,
-      ['/'],
+      { duration: SECONDS },
     );
-    const peak = await run(`GET /api/strategies?pair&chain, peak, round ${round}`, base, listPaths);
+    const peak = await load(`GET /api/strategies?pair&chain, peak, round ${round}`, base, {
+      paths: listPaths,
+      duration: SECONDS,
+    });
     const rate = Math.max(1, Math.round(peak.requestsPerSec / 2));
     const half = await pacedApart(
       `GET /api/strategies?pair&chain, half of peak (${rate} req/s, paced), round ${round}`,
@@ -251,7 +230,9 @@ try {
       `round ${round}: express ${express.requestsPerSec} req/s; list peak ${peak.requestsPerSec} req/s; half of peak p99 ${half.p99} ms (express at that rate: ${floor.p99} ms)`,
     );
   }
-  runs.push(await run('GET /api/strategy-detail?hash, peak (info)', base, detailPaths));
+  runs.push(
+    await load('GET /api/strategy-detail?hash, peak (info)', base, { paths: detailPaths, duration: SECONDS }),
+  );
 
   console.log(
     `\n${sizes[0]!.strategies.toLocaleString()} strategies, ~${Number(sizes[0]!.swaps).toLocaleString()} swaps; ${SECONDS} s per run, ${ROUNDS} rounds, body ${listBody.length} bytes`,

@@ -153,11 +153,14 @@ export async function spawnService(
   };
 }
 
+/** The figures of one load run (autocannon's, or paced.ts's open-loop one); latencies in ms. */
 export interface LoadResult {
   name: string;
   requestsPerSec: number;
   p50: number;
+  p90: number;
   p99: number;
+  max: number;
   non2xx: number;
   errors: number;
   /** Requests answered in the run. */
@@ -187,6 +190,13 @@ export interface LoadOptions {
   method?: 'GET' | 'POST';
   /** Request path and query, appended to `url`'s origin (default: `url` as given). */
   path?: string;
+  /**
+   * Paths taken in turn from ONE rotation shared by every connection, as independent clients would
+   * spread them (the paced client of paced.ts sends the same way). Not autocannon's `requests` list:
+   * there each connection walks the list from its start, so the connections ask for the same path at
+   * the same moment, and a batch that answers them together (store/batch.ts) keeps them in step.
+   */
+  paths?: string[];
   body?: string;
   /** Send every request as another client (a distinct X-Forwarded-For), so no read bucket fills. */
   distinctClients?: boolean;
@@ -194,11 +204,16 @@ export interface LoadOptions {
 
 /** One autocannon run: 20 connections by default; the generator shares the 2 cores with the server. */
 export async function load(name: string, url: string, options: LoadOptions = {}): Promise<LoadResult> {
+  const setups: Array<(request: autocannon.Request) => autocannon.Request> = [];
+  if (options.paths) setups.push(rotation(options.paths));
+  if (options.distinctClients) setups.push(distinctClients());
   const request: autocannon.Request = {
     method: options.method ?? 'GET',
     ...(options.path === undefined ? {} : { path: options.path }),
     ...(options.body === undefined ? {} : { body: options.body }),
-    ...(options.distinctClients ? { setupRequest: distinctClients() } : {}),
+    ...(setups.length > 0
+      ? { setupRequest: (r: autocannon.Request) => setups.reduce((next, setup) => setup(next), r) }
+      : {}),
   };
   const result = await autocannon({
     url,
@@ -206,19 +221,25 @@ export async function load(name: string, url: string, options: LoadOptions = {})
     duration: options.duration ?? 8,
     headers: options.headers ?? {},
     ...(options.overallRate ? { overallRate: options.overallRate } : {}),
-    ...(options.method || options.path || options.body || options.distinctClients
-      ? { requests: [request] }
-      : {}),
+    ...(options.method || options.path || options.body || setups.length > 0 ? { requests: [request] } : {}),
   });
   return {
     name,
     requestsPerSec: Math.round(result.requests.average),
     p50: result.latency.p50,
+    p90: result.latency.p90,
     p99: result.latency.p99,
+    max: result.latency.max,
     non2xx: result.non2xx,
     errors: result.errors,
     total: result.requests.total,
   };
+}
+
+/** The next of `paths` for each request, whichever connection sends it. */
+function rotation(paths: string[]): (request: autocannon.Request) => autocannon.Request {
+  let n = 0;
+  return (request) => ({ ...request, path: paths[n++ % paths.length]! });
 }
 
 /** CPU milliseconds (user + system) a process has used so far, from /proc (Linux); 0 once it is gone. */
@@ -264,7 +285,9 @@ export function medianRow(name: string, results: LoadResult[]): LoadResult {
     name,
     requestsPerSec: Math.round(median(results.map((r) => r.requestsPerSec))),
     p50: median(results.map((r) => r.p50)),
+    p90: median(results.map((r) => r.p90)),
     p99: median(results.map((r) => r.p99)),
+    max: median(results.map((r) => r.max)),
     non2xx: results.reduce((s, r) => s + r.non2xx, 0),
     errors: results.reduce((s, r) => s + r.errors, 0),
     ...(results[0]?.cpuMsPerRequest

@@ -15,18 +15,7 @@
 import { spawn } from 'node:child_process';
 import net from 'node:net';
 import { fileURLToPath } from 'node:url';
-
-/** The figures of one load run (autocannon's or the paced one). */
-export interface RunFigures {
-  name: string;
-  requestsPerSec: number;
-  p50: number;
-  p90: number;
-  p99: number;
-  max: number;
-  non2xx: number;
-  errors: number;
-}
+import type { LoadResult } from './lib.js';
 
 const CRLF2 = Buffer.from('\r\n\r\n');
 
@@ -48,7 +37,7 @@ export async function paced(
   rate: number,
   seconds: number,
   connections = 20,
-): Promise<RunFigures> {
+): Promise<LoadResult> {
   const { hostname, port } = new URL(url);
   const requests = paths.map((path) =>
     Buffer.from(`GET ${path} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nConnection: keep-alive\r\n\r\n`),
@@ -163,7 +152,7 @@ export async function pacedApart(
   paths: string[],
   rate: number,
   seconds: number,
-): Promise<RunFigures> {
+): Promise<LoadResult> {
   const run: PacedRun = { name, url, paths, rate, seconds };
   const child = spawn(
     process.execPath,
@@ -176,7 +165,7 @@ export async function pacedApart(
   });
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
   if (code !== 0) throw new Error(`paced load for ${name} exited with ${code}`);
-  return JSON.parse(out) as RunFigures;
+  return JSON.parse(out) as LoadResult;
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -18,7 +18,17 @@ import { migrate } from '../store/migrate.js';
 import type { CatalogueRollup } from '../store/rollups.js';
 import { writeRollup } from '../store/rollups.js';
 import { createTestDatabase, MACHINE_REDIS } from '../test/helpers/postgres.js';
-import { freePort, type LoadResult, load, machine, printTable, spawnReady, writeResult } from './lib.js';
+import {
+  freePort,
+  type LoadResult,
+  load,
+  machine,
+  median,
+  medianRow,
+  printTable,
+  spawnReady,
+  writeResult,
+} from './lib.js';
 
 /** Every server of the run (ours and the baselines) gets the same NODE_ENV: production unless set. */
 const NODE_ENV = process.env.NODE_ENV ?? 'production';
@@ -88,12 +98,6 @@ async function redisReachable(url: string): Promise<boolean> {
   }
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
-
 const database = await createTestDatabase();
 const stops: Array<() => Promise<void>> = [];
 const samples = new Map<string, LoadResult[]>();
@@ -145,14 +149,7 @@ try {
       console.log(`round ${round}: ${target.name} ${result.requestsPerSec} req/s (p99 ${result.p99} ms)`);
     }
   }
-  const rows: LoadResult[] = [...samples].map(([name, results]) => ({
-    name,
-    requestsPerSec: Math.round(median(results.map((r) => r.requestsPerSec))),
-    p50: median(results.map((r) => r.p50)),
-    p99: median(results.map((r) => r.p99)),
-    non2xx: results.reduce((s, r) => s + r.non2xx, 0),
-    errors: results.reduce((s, r) => s + r.errors, 0),
-  }));
+  const rows = [...samples].map(([name, results]) => medianRow(name, results));
   const express = rows.find((r) => r.name.startsWith('express'))!.requestsPerSec;
   const http = rows.find((r) => r.name.startsWith('bare'))!.requestsPerSec;
   console.log(
