@@ -28,7 +28,7 @@ import { migrate } from '../store/migrate.js';
 import { fixtureChains } from '../test/helpers/catalogue.js';
 import { createTestDatabase } from '../test/helpers/postgres.js';
 import { generateCatalogue } from './generate.js';
-import { freePort, type LoadResult, load, machine, median, spawnReady, writeResult } from './lib.js';
+import { cpuMs, freePort, type LoadResult, load, machine, median, spawnReady, writeResult } from './lib.js';
 import { pacedApart } from './paced.js';
 
 /** Every server of the run (ours and the baselines) gets the same NODE_ENV: production unless set. */
@@ -163,6 +163,7 @@ try {
     { DATABASE_URL: url, NODE_ENV },
   );
   stops.push(server.stop);
+  const gatewayPid = server.child.pid ?? -1;
   const base = `http://127.0.0.1:${port}`;
   const listPaths = combos.flatMap((c) =>
     [c.symbols.join('/'), [...c.symbols].reverse().join('/')].map(
@@ -205,6 +206,7 @@ try {
       duration: SECONDS,
     });
     const rate = Math.max(1, Math.round(peak.requestsPerSec / 2));
+    const cpuBefore = cpuMs(gatewayPid);
     const half = await pacedApart(
       `GET /api/strategies?pair&chain, half of peak (${rate} req/s, paced), round ${round}`,
       base,
@@ -212,6 +214,11 @@ try {
       rate,
       SECONDS,
     );
+    // How busy "half of peak" keeps the gateway's one thread: its CPU over the paced run.
+    half.cpuMsPerRequest = {
+      server: Number(((cpuMs(gatewayPid) - cpuBefore) / Math.max(1, rate * SECONDS)).toFixed(3)),
+    };
+    const busy = Math.round((half.cpuMsPerRequest.server! * rate) / 10);
     // The same paced load on the baseline: the p99 this machine and this client give a server that
     // does nothing but answer (the floor under the list's figure; it moves from run to run).
     const floor = await pacedApart(
@@ -227,7 +234,7 @@ try {
     floorRuns.push(floor);
     runs.push(express, peak, half, floor);
     console.log(
-      `round ${round}: express ${express.requestsPerSec} req/s; list peak ${peak.requestsPerSec} req/s; half of peak p99 ${half.p99} ms (express at that rate: ${floor.p99} ms)`,
+      `round ${round}: express ${express.requestsPerSec} req/s; list peak ${peak.requestsPerSec} req/s; half of peak p99 ${half.p99} ms, gateway ${busy}% busy (express at that rate: ${floor.p99} ms)`,
     );
   }
   runs.push(
@@ -263,6 +270,7 @@ try {
     p99AtHalfPeak: {
       ms: half.p99,
       perRound: halfRuns.map((r) => r.p99),
+      gatewayCpuMsPerRequest: halfRuns.map((r) => r.cpuMsPerRequest?.server),
       expressAtSameRateMs: floorP99,
       target: `<= ${P99_TARGET_MS} ms`,
       met: half.p99 <= P99_TARGET_MS,
