@@ -54,18 +54,27 @@ let keyId: string;
 /**
  * Readers of GET /v1/positions/{id}: its bucket is per key, so the load spreads over keys and a reader is
  * used only while it has room left in the last window (a little more than one, with a margin), so
- * whatever pace the phase runs at, the load's own volume never meets a 429.
+ * whatever pace the phase runs at, the load's own volume never meets a 429. Position reads are also
+ * paced (one per POSITION_READ_MS at most), so the readers never run out either: every phase, however
+ * fast the machine, sends its share of position reads.
  */
 const readers: { key: string; position: string; sentAt: number[] }[] = [];
+const READERS = 12;
+/** READERS × (the bucket − 10) reads per window of WINDOW_SECONDS + 1 is more than this pace sends. */
+const POSITION_READ_MS =
+  Math.ceil(((WINDOW_SECONDS + 1) * 1000) / (READERS * (BUCKET_LIMITS.positions - 10))) + 20;
+let lastPositionRead = 0;
 
 function readerWithRoom(): (typeof readers)[number] | undefined {
   const now = Date.now();
+  if (now - lastPositionRead < POSITION_READ_MS) return undefined;
   for (const reader of readers) {
     while (reader.sentAt.length > 0 && reader.sentAt[0]! < now - (WINDOW_SECONDS + 1) * 1000) {
       reader.sentAt.shift();
     }
     if (reader.sentAt.length < BUCKET_LIMITS.positions - 10) {
       reader.sentAt.push(now);
+      lastPositionRead = now;
       return reader;
     }
   }
@@ -263,7 +272,7 @@ beforeAll(async () => {
     expect(s.status, JSON.stringify(s.body)).toBe(200);
     remember([s]);
   }
-  for (let i = 0; i < 12; i++) {
+  for (let i = 0; i < READERS; i++) {
     const reader = await svc.createKey({ environment: 'LIVE' });
     const res = await svc.get('/v1/positions', {
       ...prepareRequest('arc').init,
