@@ -1,6 +1,7 @@
 import { loadConfig } from './lib/config.js';
 import { createLogger } from './lib/logger.js';
 import { startService } from './service.js';
+import { leaveEmbeddedShutdownToCaller } from './store/embedded.js';
 
 const config = loadConfig();
 const logger = createLogger(config.logLevel);
@@ -16,6 +17,8 @@ if (config.internalTokenGenerated) {
   );
 }
 
+// On a signal the service stops what it started, in reverse order: HTTP drained first, Postgres last.
+leaveEmbeddedShutdownToCaller();
 let stopping = false;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {

@@ -10,6 +10,7 @@ import { createLogger, type Logger } from './lib/logger.js';
 import type { Services } from './lib/services.js';
 import { createApp } from './rest/app.js';
 import { mountDocs } from './rest/docs.js';
+import { drain } from './rest/drain.js';
 import { answerHttpFaults } from './rest/httpFaults.js';
 import { RateLimits } from './rest/rateLimit.js';
 import type { RestRoute } from './rest/route.js';
@@ -99,13 +100,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
       server.once('error', reject);
       server.listen(config.port, config.host, () => resolve());
     });
-    stops.push(
-      () =>
-        new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          server.closeAllConnections();
-        }),
-    );
+    stops.push(() => drain(server, config.requestTimeoutMs));
     const address = server.address();
     const listenConfig = withListenPort(
       config,

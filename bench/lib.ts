@@ -92,14 +92,19 @@ function exitOf(child: ChildProcess): Promise<void> {
  */
 export async function spawnService(
   env: Record<string, string>,
-  options: { timeoutMs?: number; nodeArgs?: string[] } = {},
+  options: {
+    timeoutMs?: number;
+    nodeArgs?: string[];
+    /** The environment `env` goes over (default: this process's). */
+    baseEnv?: NodeJS.ProcessEnv;
+  } = {},
 ): Promise<ServiceProcess> {
   const child = spawn(
     process.execPath,
     [...SERVER_NODE_FLAGS, ...(options.nodeArgs ?? []), '--import', 'tsx', join(ROOT, 'main.ts')],
     {
       cwd: ROOT,
-      env: { ...process.env, ...env },
+      env: { ...(options.baseEnv ?? process.env), ...env },
       stdio: ['ignore', 'pipe', 'inherit'],
     },
   );

