@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
 import type { z } from 'zod';
-import type { ErrorCode } from '../lib/errors.js';
+import { ApiError, type ErrorCode } from '../lib/errors.js';
 import type { Services } from '../lib/services.js';
 import type { AuthenticatedKey } from '../resolvers/apiKeys.js';
 import type { GraphQLContext } from '../schema/context.js';
@@ -97,4 +97,24 @@ export function readBody<T>(
       ...meta,
     },
   };
+}
+
+/**
+ * The query parameter `name`, validated by its schema in `schemas`: a missing optional one is
+ * undefined; a missing required one or a value its schema refuses is a 400 naming it.
+ */
+export function queryParam<S extends Record<string, z.ZodType>, K extends keyof S & string>(
+  ctx: RouteContext,
+  schemas: S,
+  name: K,
+  required = false,
+): z.infer<S[K]> | undefined {
+  const raw = (ctx.req.query as Record<string, unknown>)[name];
+  if (raw === undefined) {
+    if (required) throw ApiError.invalid(name, `${name} is required.`);
+    return undefined;
+  }
+  const parsed = schemas[name]!.safeParse(raw);
+  if (!parsed.success) throw ApiError.invalid(name, parsed.error.issues[0]?.message ?? `${name} is invalid.`);
+  return parsed.data as z.infer<S[K]>;
 }

@@ -12,7 +12,7 @@ import {
   type StrategyDetailQuery,
 } from '../generated/graphql.js';
 import { responseCacheFor, serialisedReadBody } from '../responseCache.js';
-import { type RestRoute, type RouteContext, type RouteResult, readBody } from '../route.js';
+import { queryParam, type RestRoute, type RouteContext, type RouteResult, readBody } from '../route.js';
 import { chainsBody, statsBody, strategiesBody, strategyDetailBody } from '../schemas/catalogue.js';
 
 /**
@@ -104,14 +104,7 @@ const ACCEPTS: Record<Resource, readonly Name[]> = {
 };
 
 function param<K extends Name>(ctx: RouteContext, name: K, required = false): Value<K> | undefined {
-  const raw = (ctx.req.query as Record<string, unknown>)[name];
-  if (raw === undefined) {
-    if (required) throw ApiError.invalid(name, `${name} is required.`);
-    return undefined;
-  }
-  const parsed = parameters[name].safeParse(raw);
-  if (!parsed.success) throw ApiError.invalid(name, parsed.error.issues[0]?.message ?? `${name} is invalid.`);
-  return parsed.data as Value<K>;
+  return queryParam(ctx, parameters, name, required);
 }
 
 // ---------------------------------------------------------------------------------------------------

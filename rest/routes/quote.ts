@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { ApiError } from '../../lib/errors.js';
 import {
   DEFAULT_QUOTE_CHAIN,
   HASH_PATTERN,
@@ -7,7 +6,7 @@ import {
   QUOTE_DIRECTIONS,
 } from '../../resolvers/quote.js';
 import { QuoteDocument } from '../generated/graphql.js';
-import { type RestRoute, type RouteContext, readBody } from '../route.js';
+import { queryParam, type RestRoute, type RouteContext, readBody } from '../route.js';
 import { quoteBody } from '../schemas/quote.js';
 
 /**
@@ -59,21 +58,8 @@ const parameters = quoteQuery.shape;
 
 type Name = keyof typeof parameters;
 
-/** The parameter, validated; a missing optional one is undefined; every failure is a 400 naming it. */
-function param<K extends Name>(
-  ctx: RouteContext,
-  name: K,
-  required: boolean,
-): z.infer<(typeof parameters)[K]> | undefined {
-  const raw = (ctx.req.query as Record<string, unknown>)[name];
-  if (raw === undefined) {
-    if (required) throw ApiError.invalid(name, `${name} is required.`);
-    return undefined;
-  }
-  const parsed = parameters[name].safeParse(raw);
-  if (!parsed.success) throw ApiError.invalid(name, parsed.error.issues[0]?.message ?? `${name} is invalid.`);
-  return parsed.data as z.infer<(typeof parameters)[K]>;
-}
+const param = <K extends Name>(ctx: RouteContext, name: K, required: boolean) =>
+  queryParam(ctx, parameters, name, required);
 
 export const quoteRoutes: RestRoute[] = [
   {
