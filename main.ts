@@ -5,7 +5,11 @@ import { leaveEmbeddedShutdownToCaller } from './store/embedded.js';
 
 const config = loadConfig();
 const logger = createLogger(config.logLevel);
-const service = await startService(config, { logger });
+const service = await startService(config, { logger }).catch((error: unknown) => {
+  // A start that cannot finish (store unreachable, a changed migration, a port taken) says why, once.
+  logger.fatal({ err: error }, 'gateway failed to start');
+  process.exit(1);
+});
 logger.info(
   { url: service.url, chains: service.services.registry.list().map((c) => c.key) },
   'gateway ready',

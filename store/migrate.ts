@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,20 +12,27 @@ export interface Migration {
   version: number;
   name: string;
   sql: string;
+  /** sha256 of the file: recorded when applied, checked at every start after. */
+  checksum: string;
 }
+
+const checksumOf = (sql: string) => createHash('sha256').update(sql).digest('hex');
 
 export async function listMigrations(dir = MIGRATIONS_DIR): Promise<Migration[]> {
   const files = (await readdir(dir)).filter((f) => /^\d{3}_[a-z0-9_]+\.sql$/.test(f)).sort();
   return Promise.all(
-    files.map(async (file) => ({
-      version: Number(file.slice(0, 3)),
-      name: file.slice(4, -4),
-      sql: await readFile(join(dir, file), 'utf8'),
-    })),
+    files.map(async (file) => {
+      const sql = await readFile(join(dir, file), 'utf8');
+      return { version: Number(file.slice(0, 3)), name: file.slice(4, -4), sql, checksum: checksumOf(sql) };
+    }),
   );
 }
 
-/** Applies the versioned migrations not applied yet, each in its own transaction. */
+/**
+ * Applies the versioned migrations not applied yet, each in its own transaction. A migration applied
+ * before whose file has changed since stops the start (its change would never reach this database:
+ * add a new migration instead); one recorded before checksums were kept gets its checksum now.
+ */
 export async function migrate(db: Db): Promise<number[]> {
   const migrations = await listMigrations();
   const client = await db.connect();
@@ -38,19 +46,36 @@ export async function migrate(db: Db): Promise<number[]> {
          applied_at timestamptz NOT NULL DEFAULT now()
        )`,
     );
-    const done = new Set(
-      (await client.query<{ version: number }>('SELECT version FROM schema_migrations')).rows.map(
-        (r) => r.version,
-      ),
+    await client.query('ALTER TABLE schema_migrations ADD COLUMN IF NOT EXISTS checksum text');
+    const done = new Map(
+      (
+        await client.query<{ version: number; checksum: string | null }>(
+          'SELECT version, checksum FROM schema_migrations',
+        )
+      ).rows.map((r) => [r.version, r.checksum]),
     );
     for (const m of migrations) {
-      if (done.has(m.version)) continue;
+      if (done.has(m.version)) {
+        const recorded = done.get(m.version);
+        if (recorded === null) {
+          await client.query('UPDATE schema_migrations SET checksum = $2 WHERE version = $1', [
+            m.version,
+            m.checksum,
+          ]);
+        } else if (recorded !== m.checksum) {
+          throw new Error(
+            `migration ${String(m.version).padStart(3, '0')}_${m.name} was changed after this database applied it (checksum ${recorded?.slice(0, 12)} recorded, ${m.checksum.slice(0, 12)} now): restore the file and add a new migration`,
+          );
+        }
+        continue;
+      }
       await client.query('BEGIN');
       try {
         await client.query(m.sql);
-        await client.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [
+        await client.query('INSERT INTO schema_migrations (version, name, checksum) VALUES ($1, $2, $3)', [
           m.version,
           m.name,
+          m.checksum,
         ]);
         await client.query('COMMIT');
         applied.push(m.version);

@@ -35,6 +35,29 @@ describe('migrations', () => {
     }
   });
 
+  it('refuse to start over a migration changed after it was applied; record checksums kept before', async () => {
+    const database = await createTestDatabase();
+    const db = createDb(database.url, 2);
+    try {
+      await migrate(db);
+      const indexer = (await listMigrations()).find((m) => m.name === 'indexer')!;
+      // As if 004 had been edited in place since this database applied it.
+      await db.query('UPDATE schema_migrations SET checksum = $1 WHERE version = $2', ['0'.repeat(64), 4]);
+      await expect(migrate(db)).rejects.toThrow(/004_indexer was changed after this database applied it/);
+      // Applied by a version that kept no checksums: recorded now, and the start goes on.
+      await db.query('UPDATE schema_migrations SET checksum = NULL');
+      expect(await migrate(db)).toEqual([]);
+      const { rows } = await db.query<{ checksum: string }>(
+        'SELECT checksum FROM schema_migrations WHERE version = 4',
+      );
+      expect(rows[0]!.checksum).toBe(indexer.checksum);
+      expect(await migrate(db)).toEqual([]);
+    } finally {
+      await db.end();
+      await database.drop();
+    }
+  });
+
   it('apply on the embedded PostgreSQL and survive its restart', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'gw-embedded-'));
     const logger = createLogger('silent');
