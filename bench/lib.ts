@@ -170,6 +170,8 @@ export interface LoadResult {
   errors: number;
   /** Requests answered in the run. */
   total?: number;
+  /** CPU milliseconds the load generator's process used for the run. */
+  generatorCpuMs?: number;
   /** CPU milliseconds per answered request, by process (when the caller measured them). */
   cpuMsPerRequest?: Record<string, number>;
 }
@@ -207,8 +209,30 @@ export interface LoadOptions {
   distinctClients?: boolean;
 }
 
-/** One autocannon run: 20 connections by default; the generator shares the 2 cores with the server. */
+/**
+ * One autocannon run: 20 connections by default; the generator shares the 2 cores with the server.
+ * It runs in a fresh node process of its own (as paced.ts's client does): in the bench's process,
+ * after earlier runs, autocannon's own garbage and JIT state slowed it down, bare node:http measured
+ * 35-38k req/s late in `npm run bench` against 52-56k early, and a slower client is a lighter load.
+ */
 export async function load(name: string, url: string, options: LoadOptions = {}): Promise<LoadResult> {
+  const child = spawn(process.execPath, ['--import', 'tsx', LIB, JSON.stringify({ name, url, options })], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    out += chunk.toString();
+  });
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  if (code !== 0) throw new Error(`load run ${name} exited with ${code}`);
+  return JSON.parse(out) as LoadResult;
+}
+
+const LIB = fileURLToPath(import.meta.url);
+
+/** `load`, in this process; with the CPU it used (user + system) as `generatorCpuMs`. */
+async function loadHere(name: string, url: string, options: LoadOptions): Promise<LoadResult> {
+  const cpu = process.cpuUsage();
   const setups: Array<(request: autocannon.Request) => autocannon.Request> = [];
   if (options.paths) setups.push(rotation(options.paths));
   if (options.distinctClients) setups.push(distinctClients());
@@ -238,6 +262,10 @@ export async function load(name: string, url: string, options: LoadOptions = {})
     non2xx: result.non2xx,
     errors: result.errors,
     total: result.requests.total,
+    generatorCpuMs: (() => {
+      const used = process.cpuUsage(cpu);
+      return Math.round((used.user + used.system) / 1000);
+    })(),
   };
 }
 
@@ -331,4 +359,13 @@ export function writeResult(name: string, data: unknown): string {
   mkdirSync(dirname(file), { recursive: true });
   writeFileSync(file, `${JSON.stringify(data, null, 2)}\n`);
   return file;
+}
+
+if (process.argv[1] === LIB) {
+  const { name, url, options } = JSON.parse(process.argv[2]!) as {
+    name: string;
+    url: string;
+    options: LoadOptions;
+  };
+  process.stdout.write(JSON.stringify(await loadHere(name, url, options)));
 }
