@@ -39,13 +39,16 @@ export interface RunningService {
 
 /**
  * The composition root: store (configured or embedded), Redis (optional), chains (configured or a
- * devnet program of its own), then the HTTP app. Everything it starts, `stop()` stops, in reverse.
+ * devnet program of its own), then the HTTP app. Everything it starts, `stop()` stops: the HTTP server
+ * first (drained: a stopping replica takes no new connection, and the requests in flight still find the
+ * store and the chains), then the rest in reverse order of start.
  */
 export async function startService(config: Config, options: ServiceOptions = {}): Promise<RunningService> {
   const logger = options.logger ?? createLogger(config.logLevel);
   const stops: Array<() => Promise<unknown>> = [];
+  let stopHttp: (() => Promise<void>) | undefined;
   const stopAll = async () => {
-    for (const stop of stops.reverse())
+    for (const stop of [...(stopHttp ? [stopHttp] : []), ...stops.reverse()])
       await stop().catch((err: unknown) => logger.warn({ err }, 'stop failed'));
   };
   try {
@@ -100,7 +103,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
       server.once('error', reject);
       server.listen(config.port, config.host, () => resolve());
     });
-    stops.push(() => drain(server, config.requestTimeoutMs));
+    stopHttp = () => drain(server, config.requestTimeoutMs);
     const address = server.address();
     const listenConfig = withListenPort(
       config,
