@@ -16,6 +16,12 @@ export function createDb(url: string, max = 10): Db {
   });
   // An idle client losing its server must not crash the process; the next query reports it.
   pool.on('error', () => {});
+  // Nor one checked out (a transaction between two statements) when a restart or a failover ends its
+  // backend: pg emits 'error' on the client itself, which the pool listens to only while it is idle.
+  // Its next statement fails instead, and the pool drops it when it is released.
+  pool.on('connect', (client) => {
+    client.on('error', () => {});
+  });
   return pool;
 }
 
