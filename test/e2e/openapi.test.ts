@@ -238,17 +238,24 @@ describe('the catalogue reads match the contract', () => {
 describe('quotes match the contract', () => {
   it('GET /api/quote: 200, 400, 404, 422 UNSUPPORTED_CHAIN and UNPROCESSABLE', async () => {
     const usd = await call(svc, 'GET', '/api/strategies?chain=base&pair=USDC/USDT&limit=100', 200);
-    const quotable = (usd.body.data.strategies as { hash: string; verifiedRouter: boolean }[]).find(
+    const candidates = (usd.body.data.strategies as { hash: string; verifiedRouter: boolean }[]).filter(
       (s) => s.verifiedRouter,
     );
+    // The devnet's bot docks a strategy now and then: one docked since the list was read is quoted
+    // 422 UNPROCESSABLE (documented), so the 200 comes from the first still open.
+    let quotable: { hash: string } | undefined;
+    for (const candidate of candidates) {
+      const path = `/api/quote?hash=${candidate.hash}&chain=base&amount=1000000&direction=bToA`;
+      const docked = await fetch(`${svc.url}${path}`, { headers: { 'x-forwarded-for': '10.52.0.1' } }).then(
+        (r) => r.status === 422,
+      );
+      if (docked) continue;
+      const ok = await call(svc, 'GET', path, 200);
+      expect(ok.body.data.signed).toBe(false);
+      quotable = candidate;
+      break;
+    }
     expect(quotable).toBeDefined();
-    const ok = await call(
-      svc,
-      'GET',
-      `/api/quote?hash=${quotable!.hash}&chain=base&amount=1000000&direction=bToA`,
-      200,
-    );
-    expect(ok.body.data.signed).toBe(false);
     await call(svc, 'GET', `/api/quote?hash=${quotable!.hash}&chain=base`, 400);
     await call(svc, 'GET', `/api/quote?hash=${quotable!.hash}&chain=base&amount=1.5`, 400);
     await call(svc, 'GET', `/api/quote?hash=0x${'ef'.repeat(32)}&chain=base&amount=1000000`, 404);
