@@ -10,7 +10,7 @@ import { createLogger, type Logger } from './lib/logger.js';
 import type { Services } from './lib/services.js';
 import { createApp } from './rest/app.js';
 import { mountDocs } from './rest/docs.js';
-import { drain } from './rest/drain.js';
+import { drainable } from './rest/drain.js';
 import { answerHttpFaults } from './rest/httpFaults.js';
 import { RateLimits } from './rest/rateLimit.js';
 import type { RestRoute } from './rest/route.js';
@@ -103,7 +103,8 @@ export async function startService(config: Config, options: ServiceOptions = {})
       server.once('error', reject);
       server.listen(config.port, config.host, () => resolve());
     });
-    stopHttp = () => drain(server, config.requestTimeoutMs);
+    const http = drainable(server);
+    stopHttp = () => http.drain(config.requestTimeoutMs);
     const address = server.address();
     const listenConfig = withListenPort(
       config,

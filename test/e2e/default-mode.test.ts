@@ -105,6 +105,7 @@ describe('the default mode (npm start, nothing configured)', () => {
     // Closed right after the answer, not after the keep-alive timeout (5 s).
     expect(Date.now() - sent).toBeLessThan(3000);
     expect(response).toMatch(/^HTTP\/1\.1 200 /);
+    expect(response.toLowerCase()).toContain('\r\nconnection: close\r\n');
     expect(JSON.parse(response.slice(response.indexOf('\r\n\r\n') + 4))).toMatchObject({
       data: { stats: { totals: { chains: 3 } } },
     });
