@@ -29,7 +29,8 @@ export function anvilBinaryPath(): string {
   return path.join(path.dirname(pkg), 'bin', 'anvil');
 }
 
-function portAnswers(port: number): Promise<boolean> {
+/** Whether something accepts a TCP connection on 127.0.0.1:`port`. */
+export function portAnswers(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = net.connect({ host: HOST, port });
     socket.once('connect', () => {

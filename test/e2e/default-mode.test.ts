@@ -5,6 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ServiceProcess, spawnService } from '../../bench/lib.js';
+import { portAnswers } from '../../devnet/anvil.js';
+import { eventually } from '../helpers/load.js';
+import { parseResponse, serialise } from '../helpers/rawHttp.js';
 
 /**
  * `npm start` with nothing configured: the service brings up its own chains (a devnet child process),
@@ -25,16 +28,6 @@ const alive = (pid: number) => {
     return false;
   }
 };
-
-const answers = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const socket = net.connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'gw-default-'));
@@ -74,20 +67,30 @@ describe('the default mode (npm start, nothing configured)', () => {
     const port = Number(new URL(service.url).port);
     const pgPid = Number(readFileSync(join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0]);
     expect(alive(pgPid)).toBe(true);
-    expect(await answers(DEVNET_PORT)).toBe(true);
+    expect(await portAnswers(DEVNET_PORT)).toBe(true);
 
-    // A request whose body is still arriving when the signal comes.
-    const body = JSON.stringify({ query: '{ stats { totals { chains } } }' });
+    // A request whose body is still arriving when the signal comes (on a connection it asks to keep).
+    const request = serialise(
+      {
+        method: 'POST',
+        target: '/graphql',
+        headers: [
+          ['Authorization', `Bearer ${INTERNAL_TOKEN}`],
+          ['Content-Type', 'application/json'],
+          ['Connection', 'keep-alive'],
+        ],
+        body: JSON.stringify({ query: '{ stats { totals { chains } } }' }),
+      },
+      `127.0.0.1:${port}`,
+    );
     const socket = net.connect(port, '127.0.0.1');
     await new Promise((resolve) => socket.once('connect', resolve));
-    let response = '';
+    let received = Buffer.alloc(0);
     socket.on('data', (chunk: Buffer) => {
-      response += chunk.toString();
+      received = Buffer.concat([received, chunk]);
     });
     const closed = new Promise((resolve) => socket.once('close', resolve));
-    socket.write(
-      `POST /graphql HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${INTERNAL_TOKEN}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, 10)}`,
-    );
+    socket.write(request.subarray(0, request.length - 10));
     // Time for the service to read the head: the request is in flight (its body is not all here).
     await new Promise((resolve) => setTimeout(resolve, 500));
     const exited = new Promise<number | null>((resolve) =>
@@ -95,18 +98,17 @@ describe('the default mode (npm start, nothing configured)', () => {
     );
     service.child.kill('SIGTERM');
     // No new connections once stopping (the signal is handled within a few event-loop turns)…
-    const deadline = Date.now() + 3000;
-    while ((await answers(port)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-    expect(await answers(port)).toBe(false);
+    await eventually('listener closed', async () => !(await portAnswers(port)), 3000, 50);
     // …but the one in flight gets its answer, and then its socket is closed.
-    socket.write(body.slice(10));
+    socket.write(request.subarray(request.length - 10));
     const sent = Date.now();
     await closed;
     // Closed right after the answer, not after the keep-alive timeout (5 s).
     expect(Date.now() - sent).toBeLessThan(3000);
-    expect(response).toMatch(/^HTTP\/1\.1 200 /);
-    expect(response.toLowerCase()).toContain('\r\nconnection: close\r\n');
-    expect(JSON.parse(response.slice(response.indexOf('\r\n\r\n') + 4))).toMatchObject({
+    const response = parseResponse(received, { closed: true })!;
+    expect(response.status).toBe(200);
+    expect(response.headers.connection).toBe('close');
+    expect(JSON.parse(response.body.toString())).toMatchObject({
       data: { stats: { totals: { chains: 3 } } },
     });
 
@@ -114,7 +116,7 @@ describe('the default mode (npm start, nothing configured)', () => {
     // Everything it started is gone, and it stopped in order: nothing complained on the way out.
     expect(alive(pgPid)).toBe(false);
     expect(existsSync(join(dataDir, 'postgres', 'postmaster.pid'))).toBe(false);
-    expect(await answers(DEVNET_PORT)).toBe(false);
+    expect(await portAnswers(DEVNET_PORT)).toBe(false);
     const stopping = service.logs.findIndex((l) => l.msg === 'stopping');
     expect(stopping).toBeGreaterThan(-1);
     expect(service.logs.slice(stopping).filter((l) => Number(l.level) >= 40)).toEqual([]);
