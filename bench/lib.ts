@@ -215,8 +215,18 @@ export interface LoadOptions {
  * after earlier runs, autocannon's own garbage and JIT state slowed it down, bare node:http measured
  * 35-38k req/s late in `npm run bench` against 52-56k early, and a slower client is a lighter load.
  */
-export async function load(name: string, url: string, options: LoadOptions = {}): Promise<LoadResult> {
-  const child = spawn(process.execPath, ['--import', 'tsx', LIB, JSON.stringify({ name, url, options })], {
+export function load(name: string, url: string, options: LoadOptions = {}): Promise<LoadResult> {
+  return runApart<LoadResult>(LIB, { name, url, options }, `load run ${name}`);
+}
+
+const LIB = fileURLToPath(import.meta.url);
+
+/**
+ * Runs `module` (a TypeScript entry whose main block reads `argument` as JSON from argv[2] and writes
+ * its result as JSON on stdout) in a fresh node process; resolves that result.
+ */
+export async function runApart<T>(module: string, argument: unknown, what: string): Promise<T> {
+  const child = spawn(process.execPath, ['--import', 'tsx', module, JSON.stringify(argument)], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let out = '';
@@ -224,11 +234,9 @@ export async function load(name: string, url: string, options: LoadOptions = {})
     out += chunk.toString();
   });
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-  if (code !== 0) throw new Error(`load run ${name} exited with ${code}`);
-  return JSON.parse(out) as LoadResult;
+  if (code !== 0) throw new Error(`${what} exited with ${code}`);
+  return JSON.parse(out) as T;
 }
-
-const LIB = fileURLToPath(import.meta.url);
 
 /** `load`, in this process; with the CPU it used (user + system) as `generatorCpuMs`. */
 async function loadHere(name: string, url: string, options: LoadOptions): Promise<LoadResult> {
@@ -252,6 +260,7 @@ async function loadHere(name: string, url: string, options: LoadOptions): Promis
     ...(options.overallRate ? { overallRate: options.overallRate } : {}),
     ...(options.method || options.path || options.body || setups.length > 0 ? { requests: [request] } : {}),
   });
+  const used = process.cpuUsage(cpu);
   return {
     name,
     requestsPerSec: Math.round(result.requests.average),
@@ -262,10 +271,7 @@ async function loadHere(name: string, url: string, options: LoadOptions): Promis
     non2xx: result.non2xx,
     errors: result.errors,
     total: result.requests.total,
-    generatorCpuMs: (() => {
-      const used = process.cpuUsage(cpu);
-      return Math.round((used.user + used.system) / 1000);
-    })(),
+    generatorCpuMs: Math.round((used.user + used.system) / 1000),
   };
 }
 

@@ -12,10 +12,9 @@
  * client's own garbage collections and leftover work delayed its sends, and that lateness counted as
  * the server's latency (p99 13-15 ms against a hello-world server at a third of its peak).
  */
-import { spawn } from 'node:child_process';
 import net from 'node:net';
 import { fileURLToPath } from 'node:url';
-import type { LoadResult } from './lib.js';
+import { type LoadResult, runApart } from './lib.js';
 
 const CRLF2 = Buffer.from('\r\n\r\n');
 
@@ -154,18 +153,7 @@ export async function pacedApart(
   seconds: number,
 ): Promise<LoadResult> {
   const run: PacedRun = { name, url, paths, rate, seconds };
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', fileURLToPath(import.meta.url), JSON.stringify(run)],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  let out = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    out += chunk.toString();
-  });
-  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-  if (code !== 0) throw new Error(`paced load for ${name} exited with ${code}`);
-  return JSON.parse(out) as LoadResult;
+  return runApart<LoadResult>(fileURLToPath(import.meta.url), run, `paced load for ${name}`);
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
