@@ -18,8 +18,13 @@ export interface Migration {
 
 const checksumOf = (sql: string) => createHash('sha256').update(sql).digest('hex');
 
+/** The migration files of `dir`, in version order. */
+async function migrationFiles(dir: string): Promise<string[]> {
+  return (await readdir(dir)).filter((f) => /^\d{3}_[a-z0-9_]+\.sql$/.test(f)).sort();
+}
+
 export async function listMigrations(dir = MIGRATIONS_DIR): Promise<Migration[]> {
-  const files = (await readdir(dir)).filter((f) => /^\d{3}_[a-z0-9_]+\.sql$/.test(f)).sort();
+  const files = await migrationFiles(dir);
   return Promise.all(
     files.map(async (file) => {
       const sql = await readFile(join(dir, file), 'utf8');
@@ -55,8 +60,8 @@ export async function migrate(db: Db): Promise<number[]> {
       ).rows.map((r) => [r.version, r.checksum]),
     );
     for (const m of migrations) {
-      if (done.has(m.version)) {
-        const recorded = done.get(m.version);
+      const recorded = done.get(m.version);
+      if (recorded !== undefined) {
         if (recorded === null) {
           await client.query('UPDATE schema_migrations SET checksum = $2 WHERE version = $1', [
             m.version,
@@ -64,7 +69,7 @@ export async function migrate(db: Db): Promise<number[]> {
           ]);
         } else if (recorded !== m.checksum) {
           throw new Error(
-            `migration ${String(m.version).padStart(3, '0')}_${m.name} was changed after this database applied it (checksum ${recorded?.slice(0, 12)} recorded, ${m.checksum.slice(0, 12)} now): restore the file and add a new migration`,
+            `migration ${String(m.version).padStart(3, '0')}_${m.name} was changed after this database applied it (checksum ${recorded.slice(0, 12)} recorded, ${m.checksum.slice(0, 12)} now): restore the file and add a new migration`,
           );
         }
         continue;
@@ -91,12 +96,15 @@ export async function migrate(db: Db): Promise<number[]> {
   return applied;
 }
 
-/** True when every migration file is recorded as applied. */
+/** The newest migration's version: from the file names, read once (they do not change while it runs). */
+let latestVersion: Promise<number> | undefined;
+
+/** True when every migration file is recorded as applied (asked by every /readyz). */
 export async function migrationsApplied(db: Db): Promise<boolean> {
-  const migrations = await listMigrations();
+  latestVersion ??= migrationFiles(MIGRATIONS_DIR).then((files) => Number(files.at(-1)?.slice(0, 3) ?? 0));
+  const latest = await latestVersion;
   const { rows } = await db.query<{ max: number | null }>(
     'SELECT max(version) AS max FROM schema_migrations',
   );
-  const latest = migrations.at(-1)?.version ?? 0;
   return (rows[0]?.max ?? 0) >= latest;
 }
