@@ -52,33 +52,24 @@ let svc: TestService;
 let key: string;
 let keyId: string;
 /**
- * Readers of GET /v1/positions/{id}: its bucket is per key, so the load spreads over keys and a reader is
- * used only while it has room left in the last window (a little more than one, with a margin), so
- * whatever pace the phase runs at, the load's own volume never meets a 429. Position reads are also
- * paced (one per POSITION_READ_MS at most), so the readers never run out either: every phase, however
- * fast the machine, sends its share of position reads.
+ * Readers of GET /v1/positions/{id}: its bucket is per key, so the load spreads over keys, in turn, and
+ * position reads are paced (one per POSITION_READ_MS at most): each reader then gets fewer reads in a
+ * window than its bucket holds (with a margin), so whatever pace the phase runs at, the load never
+ * meets a 429 and every phase, however fast the machine, sends its share of position reads.
  */
-const readers: { key: string; position: string; sentAt: number[] }[] = [];
+const readers: { key: string; position: string }[] = [];
 const READERS = 12;
 /** READERS × (the bucket − 10) reads per window of WINDOW_SECONDS + 1 is more than this pace sends. */
 const POSITION_READ_MS =
   Math.ceil(((WINDOW_SECONDS + 1) * 1000) / (READERS * (BUCKET_LIMITS.positions - 10))) + 20;
 let lastPositionRead = 0;
+let positionReads = 0;
 
-function readerWithRoom(): (typeof readers)[number] | undefined {
+function nextReader(): (typeof readers)[number] | undefined {
   const now = Date.now();
   if (now - lastPositionRead < POSITION_READ_MS) return undefined;
-  for (const reader of readers) {
-    while (reader.sentAt.length > 0 && reader.sentAt[0]! < now - (WINDOW_SECONDS + 1) * 1000) {
-      reader.sentAt.shift();
-    }
-    if (reader.sentAt.length < BUCKET_LIMITS.positions - 10) {
-      reader.sentAt.push(now);
-      lastPositionRead = now;
-      return reader;
-    }
-  }
-  return undefined;
+  lastPositionRead = now;
+  return readers[positionReads++ % readers.length];
 }
 /** Every strategy hash a 200 prepare returned: none may be lost. */
 const prepared = new Set<string>();
@@ -143,7 +134,7 @@ function mix(i: number): LoadRequest {
     case 5:
       return prepareRequest('arc');
     case 6: {
-      const reader = readerWithRoom();
+      const reader = nextReader();
       if (!reader) return get('detail', '/api/strategies?resource=chains');
       return get('position', `/v1/positions/${reader.position}`, { authorization: `Bearer ${reader.key}` });
     }
@@ -282,7 +273,6 @@ beforeAll(async () => {
     readers.push({
       key: reader.key,
       position: ((await res.json()) as { data: { strategyHash: string } }).data.strategyHash,
-      sentAt: [],
     });
   }
   expect(await recovered()).toBe(true);
