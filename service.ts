@@ -48,8 +48,8 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const stops: Array<() => Promise<unknown>> = [];
   let stopHttp: (() => Promise<void>) | undefined;
   const stopAll = async () => {
-    for (const stop of [...(stopHttp ? [stopHttp] : []), ...stops.reverse()])
-      await stop().catch((err: unknown) => logger.warn({ err }, 'stop failed'));
+    for (const stop of [stopHttp, ...stops.reverse()])
+      await stop?.().catch((err: unknown) => logger.warn({ err }, 'stop failed'));
   };
   try {
     let databaseUrl = config.databaseUrl;
