@@ -7,10 +7,11 @@
  * fresh process of its own), peak is autocannon. Both send the list requests from one rotation over
  * every (chain, pair) of the data in both spellings, shared by all connections (lib.ts `paths`: with a
  * rotation per connection, autocannon's connections asked for the same page at the same moment and
- * shared batched results, a peak half again higher than independent clients give), through the real route (persisted operation, rate limiter with a limit the
- * load never reaches, no response cache: strategy lists are never cached). Servers run in processes of
- * their own, with the service's node flags (SERVER_NODE_FLAGS, baselines too); autocannon, 20
- * connections. The query plans (custom and generic) of the filtered list are printed.
+ * shared batched results, a peak half again higher than independent clients give), through the real
+ * route (persisted operation, rate limiter with a limit the load never reaches, no response cache:
+ * strategy lists are never cached). Servers run in processes of their own, with the service's node
+ * flags (SERVER_NODE_FLAGS, baselines too); autocannon, 20 connections. The query plans (custom and
+ * generic) of the filtered list are printed.
  *   npm run bench:catalogue
  *   BENCH_STRATEGIES, BENCH_SWAPS   dataset size (1e6, 1e7)
  *   BENCH_SECONDS, BENCH_ROUNDS     seconds per load run (8), interleaved rounds (3; medians compared)
