@@ -31,8 +31,9 @@ import {
 import { encodeTakerTraits, exactInTakerTraits, TAKER_FLAGS } from '../../chain/takerTraits.js';
 import { type Anvil, startAnvil } from '../../devnet/anvil.js';
 import { artifacts } from '../../devnet/artifacts.js';
+import { testPort } from '../helpers/ports.js';
 
-const PORT = 18645;
+const PORT = testPort(18645);
 const CHAIN_ID = 8453;
 const MNEMONIC = 'test test test test test test test test test test test junk'; // anvil's devnet accounts
 const FLAT_FEE = 3_000_000;

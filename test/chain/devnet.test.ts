@@ -19,8 +19,9 @@ import type { Devnet } from '../../devnet/devnet.js';
 import { spawnDevnet } from '../../devnet/process.js';
 import { type ChainConfig, readChainsFile } from '../../lib/config.js';
 import { ApiError } from '../../lib/errors.js';
+import { testPort } from '../helpers/ports.js';
 
-const BASE_PORT = 18745;
+const BASE_PORT = testPort(18745);
 const PORTS = [BASE_PORT, BASE_PORT + 1, BASE_PORT + 2];
 const ACTIVITY_MS = 300;
 

@@ -7,6 +7,7 @@ import { aquaAbi } from '../../chain/abi.js';
 import { dockCalldata } from '../../chain/calldata.js';
 import { type Devnet, startDevnet } from '../../devnet/devnet.js';
 import { query } from '../../store/db.js';
+import { testPort } from '../helpers/ports.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
 /**
@@ -15,7 +16,7 @@ import { startTestService, type TestService } from '../helpers/service.js';
  * suite decides what changes on chain (a dock).
  */
 
-const BASE_PORT = 19100;
+const BASE_PORT = testPort(19100);
 
 let devnet: Devnet;
 let dataDir: string;

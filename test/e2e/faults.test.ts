@@ -27,13 +27,14 @@ import { BUCKET_LIMITS, WINDOW_SECONDS } from '../../rest/buckets.js';
 import { responseCacheFor } from '../../rest/responseCache.js';
 import { type EmbeddedDatabase, startEmbeddedPostgres } from '../../store/embedded.js';
 import { eventually, type LoadRequest, loadLoop, type Sample, send, tally } from '../helpers/load.js';
+import { testPort } from '../helpers/ports.js';
 import { type RedisServer, startRedisServer } from '../helpers/redis.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
-const ANVIL_PORTS = { base: 19700, arc: 19701 } as const;
-const PG_PORT = 19703;
-const REDIS_PORT = 19704;
-const SERVICE_PORT = 19705;
+const ANVIL_PORTS = { base: testPort(19700), arc: testPort(19701) } as const;
+const PG_PORT = testPort(19703);
+const REDIS_PORT = testPort(19704);
+const SERVICE_PORT = testPort(19705);
 const RPC_TIMEOUT_MS = 1500;
 /** No answer may take longer than this (the RPC timeout plus the work around it). */
 const ANSWER_BOUND_MS = 5000;

@@ -26,10 +26,11 @@ import { startIndexer } from '../../indexer/index.js';
 import { ERROR_CODES, type ErrorCode } from '../../lib/errors.js';
 import { POSITION_LIMITS, WALLET_PATTERN } from '../../rest/positionRequest.js';
 import { query } from '../../store/db.js';
+import { testPort } from '../helpers/ports.js';
 import { KeepAliveConnection, type RawRequest, type RawResponse, rawRequest } from '../helpers/rawHttp.js';
 import { INTERNAL_TOKEN, startTestService, type TestService } from '../helpers/service.js';
 
-const BASE_PORT = 19600;
+const BASE_PORT = testPort(19600);
 const SEED = Number(process.env.FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31));
 const CONCURRENCY = 12;
 /** FUZZ_SCALE=0.1 for a quick look while developing; the suite's own run is 1 (≥ 10,000 requests). */

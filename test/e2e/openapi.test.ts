@@ -24,11 +24,12 @@ import { OpenApiValidator } from '../../rest/openapiValidator.js';
 import { routes } from '../../rest/routes/index.js';
 import { errorEnvelope } from '../../rest/schemas/common.js';
 import { contractProblems } from '../helpers/contract.js';
+import { testPort } from '../helpers/ports.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
-const BASE_PORT = 19500;
-const HANGING_PORT = 19508;
-const CLOSED_PORT = 19509;
+const BASE_PORT = testPort(19500);
+const HANGING_PORT = testPort(19508);
+const CLOSED_PORT = testPort(19509);
 const CHROMIUM = '/usr/bin/chromium';
 
 let devnet: Devnet;

@@ -34,12 +34,13 @@ import { type Devnet, startDevnet } from '../../devnet/devnet.js';
 import { type Indexer, startIndexer } from '../../indexer/index.js';
 import type { ChainConfig } from '../../lib/config.js';
 import { query } from '../../store/db.js';
+import { testPort } from '../helpers/ports.js';
 import { type RpcProxy, startRpcProxy } from '../helpers/rpcProxy.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
 /** Devnet on 19200-19202; the counting RPC proxy in front of base on 19203. */
-const BASE_PORT = 19200;
-const PROXY_PORT = 19203;
+const BASE_PORT = testPort(19200);
+const PROXY_PORT = testPort(19203);
 /** anvil's default mnemonic (devnet/seed.ts): index 9 is unused by the devnet, index 10 is unfunded. */
 const MNEMONIC = 'test test test test test test test test test test test junk';
 const UNIT = 1_000_000n; // the devnet tokens have 6 decimals

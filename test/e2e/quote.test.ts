@@ -16,12 +16,13 @@ import { buildStrategy } from '../../devnet/strategies.js';
 import { type Indexer, startIndexer } from '../../indexer/index.js';
 import type { ChainConfig } from '../../lib/config.js';
 import { query } from '../../store/db.js';
+import { testPort } from '../helpers/ports.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
 /** Devnet ports 19300-19302; a closed port and a port that accepts and never answers. */
-const BASE_PORT = 19300;
-const CLOSED_PORT = 19309;
-const HANGING_PORT = 19308;
+const BASE_PORT = testPort(19300);
+const CLOSED_PORT = testPort(19309);
+const HANGING_PORT = testPort(19308);
 const RPC_TIMEOUT_MS = 800;
 
 let devnet: Devnet;

@@ -23,11 +23,12 @@ import { createChainClient } from '../../chain/clients.js';
 import { type Devnet, startDevnet } from '../../devnet/devnet.js';
 import { CHAIN_LOCK_SPACE } from '../../indexer/follower.js';
 import { eventually } from '../helpers/load.js';
+import { testPort } from '../helpers/ports.js';
 import { createTestDatabase, MACHINE_REDIS } from '../helpers/postgres.js';
 import { INTERNAL_TOKEN } from '../helpers/service.js';
 
-const DEVNET_PORT = 19720;
-const REPLICA_PORTS = { a: 19730, b: 19731 } as const;
+const DEVNET_PORT = testPort(19720);
+const REPLICA_PORTS = { a: testPort(19730), b: testPort(19731) } as const;
 type Name = keyof typeof REPLICA_PORTS;
 const WALLET = '0x9965507D1a55bcC2695C58ba16FB37d819B0A4dc';
 

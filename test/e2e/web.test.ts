@@ -5,6 +5,7 @@ import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Devnet, startDevnet } from '../../devnet/devnet.js';
 import type { ChainConfig } from '../../lib/config.js';
+import { testPort } from '../helpers/ports.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
 /**
@@ -13,7 +14,7 @@ import { startTestService, type TestService } from '../helpers/service.js';
  * A screenshot is saved under test-results/. Devnet ports 19400-19402.
  */
 
-const BASE_PORT = 19400;
+const BASE_PORT = testPort(19400);
 const CHROMIUM = '/usr/bin/chromium';
 const SCREENSHOTS = path.resolve('test-results');
 

@@ -10,6 +10,7 @@ import { type ChainClient, createChainClient } from '../../chain/clients.js';
 import { type Devnet, startDevnet } from '../../devnet/devnet.js';
 import type { ChainConfig } from '../../lib/config.js';
 import type { BalancesView, PilotView } from '../../resolvers/pilot.js';
+import { testPort } from '../helpers/ports.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
 /**
@@ -18,7 +19,7 @@ import { startTestService, type TestService } from '../helpers/service.js';
  * the counting RPC proxy listens on an ephemeral port.
  */
 
-const BASE_PORT = 19400;
+const BASE_PORT = testPort(19400);
 const OPERATOR = 'https://ops.example';
 const WINDOW = 200;
 

@@ -22,10 +22,11 @@ import { startService } from '../../service.js';
 import { createDb, type Db } from '../../store/db.js';
 import { migrate } from '../../store/migrate.js';
 import { type CatalogueRollup, readRollup } from '../../store/rollups.js';
+import { testPort } from '../helpers/ports.js';
 import { createTestDatabase } from '../helpers/postgres.js';
 
 // Devnet ports of the indexer suites (19000-19010 are this suite's; the bench uses 19004-19006).
-const BASE_PORT = 19000;
+const BASE_PORT = testPort(19000);
 
 interface TestDb {
   url: string;

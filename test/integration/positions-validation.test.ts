@@ -7,11 +7,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChainConfig } from '../../lib/config.js';
 import { query } from '../../store/db.js';
+import { testPort } from '../helpers/ports.js';
 import { type RpcProxy, startRpcProxy } from '../helpers/rpcProxy.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
-const FAIL_PORT = 19204;
-const HANG_PORT = 19205;
+const FAIL_PORT = testPort(19204);
+const HANG_PORT = testPort(19205);
 const RPC_TIMEOUT_MS = 400;
 
 const addr = (n: number) => `0x${n.toString(16).padStart(40, '0')}`;
