@@ -95,6 +95,25 @@ export const revokeKey = (db: Db, keyId: string): Promise<boolean> => revokeApiK
 
 export const listKeys = (db: Db): Promise<ApiKeyRow[]> => listApiKeys(db);
 
+interface BearerParts {
+  environment: KeyEnvironment;
+  keyId: string;
+  secret: string;
+}
+
+/** `Authorization: Bearer svc_<env>_<keyId>_<secret>` taken apart, by its form only (no look-up). */
+function parseBearer(authorization: string | undefined): BearerParts | null {
+  const match = /^Bearer ([^\s]+)$/.exec(authorization ?? '');
+  const parts = match?.[1] ? KEY_PATTERN.exec(match[1]) : null;
+  if (!parts) return null;
+  return { environment: parts[1] as KeyEnvironment, keyId: parts[2]!, secret: parts[3]! };
+}
+
+/** The keyId a well-formed key names (whether or not it exists), or null: costs no SQL. */
+export function keyIdOf(authorization: string | undefined): string | null {
+  return parseBearer(authorization)?.keyId ?? null;
+}
+
 const DUMMY_HASH = hashSecret('not-a-secret-but-the-same-amount-of-work');
 
 /**
@@ -103,10 +122,9 @@ const DUMMY_HASH = hashSecret('not-a-secret-but-the-same-amount-of-work');
  */
 export async function authenticate(db: Db, authorization: string | undefined): Promise<AuthenticatedKey> {
   const unauthorized = new ApiError('UNAUTHORIZED', UNAUTHORIZED_MESSAGE);
-  const match = /^Bearer ([^\s]+)$/.exec(authorization ?? '');
-  const parts = match?.[1] ? KEY_PATTERN.exec(match[1]) : null;
+  const parts = parseBearer(authorization);
   if (!parts) throw unauthorized;
-  const [, environment, keyId, secret] = parts as unknown as [string, KeyEnvironment, string, string];
+  const { environment, keyId, secret } = parts;
   const row = await findApiKey(db, keyId);
   const expected = row?.secret_hash ?? DUMMY_HASH;
   const matches = timingSafeEqual(hashSecret(secret), expected);

@@ -10,15 +10,15 @@ import type { GraphQLSchema } from 'graphql';
 import qs from 'qs';
 import { ApiError, isApiError } from '../lib/errors.js';
 import type { Services } from '../lib/services.js';
-import { type AuthenticatedKey, authenticate, authorize } from '../resolvers/apiKeys.js';
+import type { AuthenticatedKey } from '../resolvers/apiKeys.js';
 import { createContext } from '../schema/context.js';
 import { storeError } from '../store/db.js';
-import { BUCKET_LIMITS } from './buckets.js';
-import { clientId, onlyMethods, type RateLimitOptions, rateLimit, requestId } from './conventions.js';
+import { clientId, onlyMethods, rateLimit, requestId } from './conventions.js';
 import { sendError, sendJson } from './envelope.js';
 import { PersistedOperations } from './execute.js';
 import { createGraphqlServer, internalAuth } from './graphql.js';
 import { healthRoutes, type ReadinessCheck } from './health.js';
+import { keyGuard } from './keyGuard.js';
 import type { RateLimits } from './rateLimit.js';
 import type { RestRoute } from './route.js';
 
@@ -226,47 +226,4 @@ function toApiError(error: unknown): ApiError {
   const mapped = storeError(error);
   if (isApiError(mapped)) return mapped;
   return new ApiError('INTERNAL', 'An unexpected error occurred; it has been logged.');
-}
-
-/**
- * Key-protected paths: the bucket counts per key at the key's agreed limit once the key is known, and
- * per client before that, so a 401 or 405 carries the headers too. Then method, key, scope and origin.
- */
-function keyGuard(services: Services, limitOptions: RateLimitOptions, pathRoutes: RestRoute[]) {
-  const bucket = pathRoutes[0]!.bucket;
-  const scopes = new Map<string, string | null>(pathRoutes.map((r) => [r.method, r.auth?.scope ?? null]));
-  return [
-    (req: Request, res: Response, next: NextFunction) => {
-      authenticate(services.db, req.headers.authorization).then(
-        (key) => {
-          res.locals.apiKey = key;
-          next();
-        },
-        (error: unknown) => {
-          // A 401 and a store failure alike are reported after the bucket (per client here), so
-          // they carry the RateLimit-* headers too.
-          res.locals.authError = error;
-          next();
-        },
-      );
-    },
-    rateLimit(bucket, limitOptions, (req, res) => {
-      const key = res.locals.apiKey as AuthenticatedKey | undefined;
-      if (!key) return { id: `ip:${clientId(req, limitOptions.trustProxy)}`, limit: BUCKET_LIMITS[bucket] };
-      return {
-        id: `key:${key.keyId}`,
-        limit: bucket === 'prepare' ? key.prepareLimitPerMinute : BUCKET_LIMITS[bucket],
-      };
-    }),
-    onlyMethods([...scopes.keys()]),
-    (req: Request, res: Response, next: NextFunction) => {
-      if (res.locals.authError) return next(res.locals.authError);
-      try {
-        authorize(res.locals.apiKey as AuthenticatedKey, scopes.get(req.method) ?? null, req.headers.origin);
-        next();
-      } catch (error) {
-        next(error);
-      }
-    },
-  ];
 }

@@ -43,6 +43,19 @@ export class RateLimits {
     return limiter;
   }
 
+  /**
+   * Whether the subject's window is already used up, without counting a request: lets a caller skip
+   * work (a key look-up) for a request its bucket will refuse. A store that cannot answer says no.
+   */
+  async exhausted(bucket: Bucket, subject: string, limit: number): Promise<boolean> {
+    try {
+      const res = await this.limiter(bucket, limit).get(subject);
+      return res !== null && res.consumedPoints >= limit;
+    } catch {
+      return false;
+    }
+  }
+
   async take(bucket: Bucket, subject: string, limit: number): Promise<RateDecision> {
     let res: RateLimiterRes;
     let allowed = true;

@@ -1,0 +1,121 @@
+import type { NextFunction, Request, Response } from 'express';
+import { ApiError } from '../lib/errors.js';
+import type { Services } from '../lib/services.js';
+import {
+  type AuthenticatedKey,
+  authenticate,
+  authorize,
+  keyIdOf,
+  UNAUTHORIZED_MESSAGE,
+} from '../resolvers/apiKeys.js';
+import { BUCKET_LIMITS, type Bucket } from './buckets.js';
+import { clientId, onlyMethods, type RateLimitOptions, rateLimit } from './conventions.js';
+import type { RestRoute } from './route.js';
+
+/** Most keys whose agreed limit a process remembers (bounded, so made-up keyIds cannot grow it). */
+const MAX_KNOWN_LIMITS = 10_000;
+
+/**
+ * What the bucket of a key-protected path counts against, decided before the key is looked up: a
+ * request its bucket will refuse costs no SQL (a client sending made-up keys cannot make every one of
+ * them read the keys table).
+ *
+ * - A request without a well-formed key counts per client and is refused (401) without a look-up.
+ * - A well-formed key this process has seen valid counts per key, at the key's agreed limit: when that
+ *   window is used up the request is refused (429) before the look-up.
+ * - Any other well-formed key is looked up only while the client's window of failed attempts has room:
+ *   a valid key then counts per key, and an unknown, revoked or wrong one per client.
+ *
+ * The remembered limit only ever refuses earlier (a 429 for a window the key itself used up); a key is
+ * authenticated by the look-up alone, so revocation still takes effect on the next request.
+ */
+class KeyLimits {
+  private readonly known = new Map<string, number>();
+
+  limitOf(keyId: string): number | undefined {
+    return this.known.get(keyId);
+  }
+
+  remember(key: AuthenticatedKey): void {
+    if (!this.known.has(key.keyId) && this.known.size >= MAX_KNOWN_LIMITS) {
+      const oldest = this.known.keys().next().value;
+      if (oldest !== undefined) this.known.delete(oldest);
+    }
+    this.known.set(key.keyId, key.prepareLimitPerMinute);
+  }
+}
+
+interface Subject {
+  id: string;
+  limit: number;
+}
+
+function keySubject(bucket: Bucket, keyId: string, agreedLimit: number): Subject {
+  return { id: `key:${keyId}`, limit: bucket === 'prepare' ? agreedLimit : BUCKET_LIMITS[bucket] };
+}
+
+/**
+ * Key-protected paths: the bucket (per key once the key is known, per client before), then method,
+ * key, scope and origin, so a 401 or 405 carries the RateLimit-* headers too.
+ */
+export function keyGuard(services: Services, limitOptions: RateLimitOptions, pathRoutes: RestRoute[]) {
+  const bucket = pathRoutes[0]!.bucket;
+  const scopes = new Map<string, string | null>(pathRoutes.map((r) => [r.method, r.auth?.scope ?? null]));
+  const keyLimits = new KeyLimits();
+  const unauthorized = () => new ApiError('UNAUTHORIZED', UNAUTHORIZED_MESSAGE);
+
+  const identify = async (req: Request, res: Response): Promise<void> => {
+    const client: Subject = {
+      id: `ip:${clientId(req, limitOptions.trustProxy)}`,
+      limit: BUCKET_LIMITS[bucket],
+    };
+    res.locals.bucketSubject = client;
+    const keyId = keyIdOf(req.headers.authorization);
+    if (keyId === null) {
+      res.locals.authError = unauthorized();
+      return;
+    }
+    const agreed = keyLimits.limitOf(keyId);
+    if (agreed !== undefined) {
+      const subject = keySubject(bucket, keyId, agreed);
+      if (await limitOptions.limits.exhausted(bucket, subject.id, subject.limit)) {
+        res.locals.bucketSubject = subject;
+        return;
+      }
+    } else if (await limitOptions.limits.exhausted(bucket, client.id, client.limit)) {
+      res.locals.authError = unauthorized();
+      return;
+    }
+    try {
+      const key = await authenticate(services.db, req.headers.authorization);
+      keyLimits.remember(key);
+      res.locals.apiKey = key;
+      res.locals.bucketSubject = keySubject(bucket, key.keyId, key.prepareLimitPerMinute);
+    } catch (error) {
+      // A 401 and a store failure alike are reported after the bucket, so they carry its headers.
+      res.locals.authError = error;
+    }
+  };
+
+  return [
+    (req: Request, res: Response, next: NextFunction) => {
+      identify(req, res).then(() => next(), next);
+    },
+    rateLimit(bucket, limitOptions, (_req, res) => res.locals.bucketSubject as Subject),
+    onlyMethods([...scopes.keys()]),
+    (req: Request, res: Response, next: NextFunction) => {
+      if (res.locals.authError) return next(res.locals.authError);
+      // The key's window had just reset between the look-ahead and the count: look the key up now.
+      const key: Promise<AuthenticatedKey> = res.locals.apiKey
+        ? Promise.resolve(res.locals.apiKey as AuthenticatedKey)
+        : authenticate(services.db, req.headers.authorization);
+      key
+        .then((found) => {
+          res.locals.apiKey = found;
+          authorize(found, scopes.get(req.method) ?? null, req.headers.origin);
+          next();
+        })
+        .catch(next);
+    },
+  ];
+}

@@ -1,0 +1,93 @@
+/**
+ * A request that its bucket will refuse costs no SQL: the keys table is read only for requests the
+ * bucket lets through. Counted on the service's own pool (every statement still runs on the real
+ * Postgres; the count only watches them go by).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestService, type TestService } from '../helpers/service.js';
+
+let svc: TestService;
+let keyStatements = 0;
+
+beforeAll(async () => {
+  svc = await startTestService({ env: { INDEXER: 'off', TRUST_PROXY: '1' } });
+  const db = svc.services.db;
+  const query = db.query.bind(db) as (...args: unknown[]) => unknown;
+  // pg's query is overloaded; the watcher passes every call through unchanged.
+  (db as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+    const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string } | null)?.text;
+    if (text?.includes('api_keys')) keyStatements++;
+    return query(...args);
+  };
+}, 60_000);
+
+afterAll(async () => {
+  await svc?.stop();
+});
+
+const POSITION = `/v1/positions/0x${'ab'.repeat(32)}`;
+
+async function send(path: string, init: { method?: string; key: string; client: string }) {
+  const res = await svc.get(path, {
+    method: init.method ?? 'GET',
+    headers: {
+      authorization: `Bearer ${init.key}`,
+      'x-forwarded-for': init.client,
+      'content-type': 'application/json',
+    },
+    ...(init.method === 'POST' ? { body: '{}' } : {}),
+  });
+  await res.arrayBuffer();
+  return res.status;
+}
+
+function tally(statuses: number[]): Record<number, number> {
+  const out: Record<number, number> = {};
+  for (const status of statuses) out[status] = (out[status] ?? 0) + 1;
+  return out;
+}
+
+describe('key-protected paths count the bucket before the key look-up', () => {
+  it('300 POSTs with made-up keys from one client: 6 look-ups, 6 × 401, 294 × 429', async () => {
+    keyStatements = 0;
+    const statuses: number[] = [];
+    for (let i = 0; i < 300; i++) {
+      const key = `svc_test_madeup${String(i).padStart(4, '0')}_${'x'.repeat(32)}`;
+      statuses.push(await send('/v1/positions', { method: 'POST', key, client: '203.0.113.10' }));
+    }
+    expect(tally(statuses)).toEqual({ 401: 6, 429: 294 });
+    expect(keyStatements).toBe(6);
+  });
+
+  it('a valid key past its own window is refused without a look-up, and counts per key', async () => {
+    const { key } = await svc.createKey({ environment: 'TEST' });
+    keyStatements = 0;
+    const statuses: number[] = [];
+    for (let i = 0; i < 70; i++) statuses.push(await send(POSITION, { key, client: '203.0.113.20' }));
+    // positions bucket: 60 per key; an unknown position is a 404.
+    expect(tally(statuses)).toEqual({ 404: 60, 429: 10 });
+    expect(keyStatements).toBe(60);
+  });
+
+  it('a client whose failed attempts used its window is refused before any look-up', async () => {
+    const { key } = await svc.createKey({ environment: 'TEST' });
+    for (let i = 0; i < 60; i++) {
+      const madeUp = `svc_test_nokey${String(i).padStart(4, '0')}_${'y'.repeat(32)}`;
+      await send(POSITION, { key: madeUp, client: '203.0.113.30' });
+    }
+    keyStatements = 0;
+    // From that client even a valid key this process has not seen yet waits for the window.
+    expect(await send(POSITION, { key, client: '203.0.113.30' })).toBe(429);
+    expect(keyStatements).toBe(0);
+    // Another client with the same key is served.
+    expect(await send(POSITION, { key, client: '203.0.113.31' })).toBe(404);
+    expect(keyStatements).toBe(1);
+  });
+
+  it('a revoked key is refused on its next request though its limit is remembered', async () => {
+    const { key, keyId } = await svc.createKey({ environment: 'TEST' });
+    expect(await send(POSITION, { key, client: '203.0.113.40' })).toBe(404);
+    await svc.graphql('mutation($id: String!) { revokeApiKey(keyId: $id) }', { id: keyId });
+    expect(await send(POSITION, { key, client: '203.0.113.40' })).toBe(401);
+  });
+});
