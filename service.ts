@@ -111,10 +111,11 @@ export async function startService(config: Config, options: ServiceOptions = {})
       typeof address === 'object' && address ? address.port : config.port,
     );
     const services: Services = { config: listenConfig, logger, db, redis, registry, clients };
+    const limits = new RateLimits(redis, config.redisPrefix);
     const app = createApp({
       services,
       schema,
-      limits: new RateLimits(redis, config.redisPrefix),
+      limits,
       routes: [...routes, ...(options.extraRoutes ?? [])],
       // Ready once the first roll-up exists (written by this process's indexer or another one).
       readiness: [async () => ((await readRollup(db)) ? null : 'first roll-up not written yet')],
@@ -125,7 +126,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
     });
     server.on('request', app);
     // Requests node refuses before express (unparseable, oversized head, too slow, CONNECT): envelopes too.
-    answerHttpFaults(server, () => listenConfig.docsUrl);
+    answerHttpFaults(server, () => listenConfig.docsUrl, limits);
     // Slow clients cannot hold a socket: bounded headers, request and idle keep-alive times.
     server.requestTimeout = config.requestTimeoutMs;
     server.headersTimeout = Math.min(config.requestTimeoutMs, 10_000);

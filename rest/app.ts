@@ -51,14 +51,19 @@ export function createApp(options: AppOptions): (req: IncomingMessage, res: Serv
   app.set('etag', false);
   app.set('query parser', 'extended');
   // What every request meets first, on both ways in (express and the exact-path chains below).
-  const prelude: RequestHandler[] = [requestId, requireValidHost];
+  const prelude: RequestHandler[] = [requestId, requireSingleHeaders];
   app.use(...prelude);
 
   healthRoutes(app, services, options.readiness);
 
   const yoga = createGraphqlServer(services, schema);
   // yoga is a (req, res) listener; its typings do not name express's handler type.
-  app.use('/graphql', internalAuth(services), yoga as unknown as express.RequestHandler);
+  app.use(
+    '/graphql',
+    rateLimit('graphql', limitOptions),
+    internalAuth(services),
+    yoga as unknown as express.RequestHandler,
+  );
 
   const jsonBody = express.json({ limit: config.bodyLimitBytes, strict: true, type: () => true });
   const requireJson = (req: Request, _res: Response, next: NextFunction) => {
@@ -116,7 +121,19 @@ export function createApp(options: AppOptions): (req: IncomingMessage, res: Serv
         if (!route.body) return run();
         requireJson(req, res, (err?: unknown) => {
           if (err) return next(err);
-          jsonBody(req, res, (parseErr?: unknown) => (parseErr ? next(parseErr) : run()));
+          jsonBody(req, res, (parseErr?: unknown) => {
+            if (parseErr) return next(parseErr);
+            const reserved = reservedKeyPath(req.body);
+            if (reserved) {
+              return next(
+                ApiError.invalid(
+                  reserved,
+                  `${reserved}: "__proto__", "constructor" and "prototype" are not accepted as keys.`,
+                ),
+              );
+            }
+            run();
+          });
         });
       },
     ];
@@ -124,6 +141,11 @@ export function createApp(options: AppOptions): (req: IncomingMessage, res: Serv
     if (!path.includes(':')) exact.set(path, [...prelude, ...handlers]);
   }
 
+  // The reference and the operator page count per client too (SPEC §1: every endpoint advertises
+  // RateLimit-*); only the health probes stay outside the buckets.
+  app.use(['/docs', '/openapi.json'], rateLimit('docs', limitOptions));
+  app.all(['/', '/demo'], rateLimit('web', limitOptions));
+  app.use('/web', rateLimit('web', limitOptions));
   options.mount?.(app);
 
   app.use(rateLimit('other', limitOptions), (req, _res, next) => {
@@ -181,14 +203,25 @@ export function createApp(options: AppOptions): (req: IncomingMessage, res: Serv
  * RFC 9112 §3.2: an HTTP/1.1 request without Host, with two, or with one that is not `host[:port]` is a
  * 400. Node's own check (off in service.ts) answered a missing Host without an envelope, and a Host
  * such as `a b` reached /graphql, where yoga could not build the request URL: a 500 with a stack trace.
+ * Two Authorization headers are refused alike: node keeps the first and drops the other, so which
+ * credential counted would depend on the order a proxy wrote them in.
  */
 const VALID_HOSTS = new Set<string>();
 
-function requireValidHost(req: Request, _res: Response, next: NextFunction): void {
-  let count = 0;
-  for (let i = 0; i < req.rawHeaders.length; i += 2) if (req.rawHeaders[i]!.toLowerCase() === 'host') count++;
+function requireSingleHeaders(req: Request, _res: Response, next: NextFunction): void {
+  let hosts = 0;
+  let authorizations = 0;
+  for (let i = 0; i < req.rawHeaders.length; i += 2) {
+    const name = req.rawHeaders[i]!;
+    if (name.length === 4 && name.toLowerCase() === 'host') hosts++;
+    else if (name.length === 13 && name.toLowerCase() === 'authorization') authorizations++;
+  }
+  if (authorizations > 1) {
+    next(new ApiError('BAD_REQUEST', 'The Authorization header is repeated.'));
+    return;
+  }
   const host = req.headers.host;
-  let valid = count === 1 || (count === 0 && req.httpVersion !== '1.1');
+  let valid = hosts === 1 || (hosts === 0 && req.httpVersion !== '1.1');
   if (valid && host && !VALID_HOSTS.has(host)) {
     try {
       const url = new URL(`http://${host}/`);
@@ -200,6 +233,31 @@ function requireValidHost(req: Request, _res: Response, next: NextFunction): voi
     if (valid && VALID_HOSTS.size < 256) VALID_HOSTS.add(host);
   }
   next(valid ? undefined : new ApiError('BAD_REQUEST', 'The Host header is missing, repeated or malformed.'));
+}
+
+const RESERVED_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+/**
+ * The path of the first object key of a JSON body that names a prototype slot, or null. JSON.parse
+ * keeps `"__proto__"` as an own key, but most code that copies or validates an object skips or
+ * misreads it (zod dropped it from `metadata` and answered 200): such a body is refused by name instead.
+ */
+export function reservedKeyPath(value: unknown, path = 'body', depth = 0): string | null {
+  if (typeof value !== 'object' || value === null || depth > 32) return null;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = reservedKeyPath(value[i], `${path}[${i}]`, depth + 1);
+      if (found) return found;
+    }
+    return null;
+  }
+  for (const key of Object.keys(value)) {
+    const at = path === 'body' ? key : `${path}.${key}`;
+    if (RESERVED_KEYS.has(key)) return at;
+    const found = reservedKeyPath((value as Record<string, unknown>)[key], at, depth + 1);
+    if (found) return found;
+  }
+  return null;
 }
 
 /** body-parser, store and unexpected errors all become the one envelope. */

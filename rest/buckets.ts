@@ -14,7 +14,16 @@ export const BUCKET_LIMITS = {
   prepare: 6,
   /** GET /v1/positions/{id}: per key. SPEC §8 lists no bucket for it; reads of one's own positions. */
   positions: 60,
-  /** Paths that are not endpoints (404s): per client, so scanning is throttled too. */
+  /** The reference (/docs, /docs/errors/*, /openapi.json): per client. */
+  docs: 120,
+  /** The operator page and its assets (/, /demo, /web/*): per client. */
+  web: 120,
+  /** POST /graphql, internal analytics and administration: per client, before the token check. */
+  graphql: 600,
+  /**
+   * Paths that are not endpoints (404s) and requests node refuses before routing (an unparseable or
+   * oversized head): per client, so scanning is throttled too.
+   */
   other: 120,
 } as const;
 

@@ -4,11 +4,15 @@ import { ApiError } from '../lib/errors.js';
 import { BUCKET_LIMITS, type Bucket, policyHeader } from './buckets.js';
 import type { RateLimits } from './rateLimit.js';
 
-/** X-Request-Id on every response: a fresh id per request, echoed in meta and error bodies. */
+/**
+ * X-Request-Id on every response: a fresh id per request, echoed in meta and error bodies. And
+ * `nosniff`, so that no browser reads a JSON body (which may echo a client's text) as another type.
+ */
 export const requestId: RequestHandler = (_req, res, next) => {
   const id = randomUUID();
   res.locals.requestId = id;
   res.setHeader('X-Request-Id', id);
+  res.setHeader('X-Content-Type-Options', 'nosniff');
   next();
 };
 

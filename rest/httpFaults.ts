@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { ApiError } from '../lib/errors.js';
+import { BUCKET_LIMITS, policyHeader } from './buckets.js';
 import { errorEnvelope } from './envelope.js';
+import type { RateLimits } from './rateLimit.js';
 
 /**
  * What node's HTTP server answers before express sees a request, as the error envelope of SPEC §7
@@ -25,13 +27,33 @@ const REASONS: Record<string, string> = {
 /** How long a peer has to read the answer before its socket is destroyed. */
 const LINGER_MS = 1_000;
 
+/**
+ * The RateLimit-* lines of a refused request (SPEC §1: every response advertises them): it counts in the
+ * `other` bucket of its peer, as a request for a path that is not an endpoint does. A store that cannot
+ * answer in time leaves them out rather than hold the answer.
+ */
+async function rateLimitLines(limits: RateLimits | undefined, socket: Duplex): Promise<string> {
+  const peer = (socket as Duplex & { remoteAddress?: string }).remoteAddress ?? 'unknown';
+  if (!limits) return '';
+  try {
+    const decision = await limits.take('other', peer, BUCKET_LIMITS.other);
+    return (
+      `RateLimit-Limit: ${decision.limit}\r\nRateLimit-Remaining: ${decision.remaining}\r\n` +
+      `RateLimit-Reset: ${decision.resetSeconds}\r\nRateLimit-Policy: ${policyHeader('other', decision.limit)}\r\n`
+    );
+  } catch {
+    return '';
+  }
+}
+
 function answer(socket: Duplex, status: 400 | 405, error: ApiError, docsUrl: string, extra = ''): void {
   const requestId = randomUUID();
   const body = JSON.stringify(errorEnvelope(error, requestId, docsUrl));
   const reason = status === 400 ? 'Bad Request' : 'Method Not Allowed';
   socket.end(
     `HTTP/1.1 ${status} ${reason}\r\nX-Request-Id: ${requestId}\r\n${extra}` +
-      `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+      `Content-Type: application/json; charset=utf-8\r\nX-Content-Type-Options: nosniff\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n` +
       `Connection: close\r\n\r\n${body}`,
   );
   // A client that never reads nor closes cannot keep the socket.
@@ -40,7 +62,7 @@ function answer(socket: Duplex, status: 400 | 405, error: ApiError, docsUrl: str
   socket.once('close', () => clearTimeout(timer));
 }
 
-export function answerHttpFaults(server: Server, docsUrl: () => string): void {
+export function answerHttpFaults(server: Server, docsUrl: () => string, limits?: RateLimits): void {
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
     // Nothing can be answered on a socket the peer reset, nor after a response has started.
     const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage;
@@ -49,19 +71,26 @@ export function answerHttpFaults(server: Server, docsUrl: () => string): void {
       return;
     }
     const message = REASONS[error.code ?? ''] ?? 'The request could not be parsed as HTTP/1.1.';
-    answer(socket, 400, new ApiError('BAD_REQUEST', message), docsUrl());
+    // Node leaves the socket to this listener: nothing else reads or writes it while the bucket answers.
+    void rateLimitLines(limits, socket).then((lines) => {
+      if (socket.writable) answer(socket, 400, new ApiError('BAD_REQUEST', message), docsUrl(), lines);
+      else socket.destroy();
+    });
   });
   server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) =>
     server.emit('request', req, res),
   );
   server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
     socket.on('error', () => socket.destroy());
-    answer(
-      socket,
-      405,
-      new ApiError('METHOD_NOT_ALLOWED', 'CONNECT is not served by this service.'),
-      docsUrl(),
-      'Allow: GET, HEAD, POST\r\n',
-    );
+    void rateLimitLines(limits, socket).then((lines) => {
+      if (!socket.writable) return socket.destroy();
+      answer(
+        socket,
+        405,
+        new ApiError('METHOD_NOT_ALLOWED', 'CONNECT is not served by this service.'),
+        docsUrl(),
+        `Allow: GET, HEAD, POST\r\n${lines}`,
+      );
+    });
   });
 }

@@ -4,14 +4,22 @@ import { startTestService, type TestService } from '../helpers/service.js';
 
 let svc: TestService;
 beforeAll(async () => {
-  svc = await startTestService({ extraRoutes: probeRoutes });
+  svc = await startTestService({ env: { TRUST_PROXY: '1' }, extraRoutes: probeRoutes });
 });
+
+/** Each test calls from a client of its own: failed attempts count per client. */
+let client = '198.51.100.1';
 afterAll(async () => svc?.stop());
 
 function post(authorization: string | undefined, headers: Record<string, string> = {}) {
   return svc.get('/v1/probe', {
     method: 'POST',
-    headers: { 'content-type': 'application/json', ...(authorization ? { authorization } : {}), ...headers },
+    headers: {
+      'content-type': 'application/json',
+      'x-forwarded-for': client,
+      ...(authorization ? { authorization } : {}),
+      ...headers,
+    },
     body: '{}',
   });
 }
@@ -31,7 +39,9 @@ describe('API keys', () => {
   });
 
   it('answers every bad credential with the same 401 and the bucket headers', async () => {
+    client = '198.51.100.2';
     const good = await svc.createKey({ environment: 'LIVE' });
+    expect((await post(`Bearer ${good.key}`)).status).toBe(200);
     const revoked = await svc.createKey({ environment: 'LIVE' });
     await svc.graphql('mutation($id: String!) { revokeApiKey(keyId: $id) }', { id: revoked.keyId });
     const [, , keyId, secret] = good.key.split('_');
@@ -57,12 +67,17 @@ describe('API keys', () => {
     const throttled = await post(`Basic ${good.key}`);
     expect(throttled.status).toBe(429);
     expect(throttled.headers.get('retry-after')).toBeTruthy();
+    // A key this service has seen valid counts in its own bucket and is still served.
     const ok = await post(`Bearer ${good.key}`);
     expect(ok.status).toBe(200);
     expect(((await ok.json()) as { data: { keyId: string } }).data.keyId).toBe(good.keyId);
+    // One it has not seen is looked up only once the client's window of failed attempts has room.
+    const unseen = await svc.createKey({ environment: 'LIVE' });
+    expect((await post(`Bearer ${unseen.key}`)).status).toBe(429);
   });
 
   it('refuses a key without the prepare scope and an Origin outside the key with 403', async () => {
+    client = '198.51.100.3';
     const noScope = await svc.createKey({ environment: 'LIVE', scopes: [] });
     const res = await post(`Bearer ${noScope.key}`);
     expect(res.status).toBe(403);
@@ -81,6 +96,7 @@ describe('API keys', () => {
   });
 
   it('counts the prepare bucket per key at the key agreed limit', async () => {
+    client = '198.51.100.4';
     const small = await svc.createKey({ environment: 'LIVE', prepareLimitPerMinute: 3 });
     const other = await svc.createKey({ environment: 'LIVE' });
     const statuses = [];
