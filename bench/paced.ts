@@ -36,11 +36,23 @@ export async function paced(
   rate: number,
   seconds: number,
   connections = 20,
+  options: { distinctClients?: boolean } = {},
 ): Promise<LoadResult> {
   const { hostname, port } = new URL(url);
   const requests = paths.map((path) =>
     Buffer.from(`GET ${path} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nConnection: keep-alive\r\n\r\n`),
   );
+  // With distinctClients every request names a client of its own (X-Forwarded-For, for a server with
+  // TRUST_PROXY=1), so no per-client bucket refuses a long run.
+  const requestOf = (i: number): Buffer => {
+    const request = requests[i % requests.length]!;
+    if (!options.distinctClients) return request;
+    const client = `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`;
+    return Buffer.concat([
+      request.subarray(0, request.length - 2),
+      Buffer.from(`X-Forwarded-For: ${client}\r\n\r\n`),
+    ]);
+  };
   const latencies: number[] = [];
   let non2xx = 0;
   let errors = 0;
@@ -109,7 +121,7 @@ export async function paced(
       c.busy = true;
       c.due = dueOf(sent);
       c.remaining = -1;
-      c.socket.write(requests[sent % requests.length]!);
+      c.socket.write(requestOf(sent));
       sent++;
     }
   }
@@ -142,6 +154,7 @@ interface PacedRun {
   paths: string[];
   rate: number;
   seconds: number;
+  distinctClients?: boolean;
 }
 
 /** `paced` in a fresh node process (nothing else in its heap or event loop); resolves its figures. */
@@ -151,12 +164,17 @@ export async function pacedApart(
   paths: string[],
   rate: number,
   seconds: number,
+  options: { distinctClients?: boolean } = {},
 ): Promise<LoadResult> {
-  const run: PacedRun = { name, url, paths, rate, seconds };
+  const run: PacedRun = { name, url, paths, rate, seconds, ...options };
   return runApart<LoadResult>(fileURLToPath(import.meta.url), run, `paced load for ${name}`);
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const { name, url, paths, rate, seconds } = JSON.parse(process.argv[2]!) as PacedRun;
-  process.stdout.write(JSON.stringify(await paced(name, url, paths, rate, seconds)));
+  const { name, url, paths, rate, seconds, distinctClients } = JSON.parse(process.argv[2]!) as PacedRun;
+  process.stdout.write(
+    JSON.stringify(
+      await paced(name, url, paths, rate, seconds, 20, { distinctClients: distinctClients ?? false }),
+    ),
+  );
 }

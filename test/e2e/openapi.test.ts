@@ -147,7 +147,7 @@ describe('GET /openapi.json', () => {
     expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
     expect(res.headers.get('access-control-allow-origin')).toBe('*');
     expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
-    expect(res.headers.get('ratelimit-policy')).toBeNull(); // outside the buckets
+    expect(res.headers.get('ratelimit-policy')).toBe('docs;w=60;limit=120'); // counted per client
     const served = (await res.json()) as OpenApiDocument;
     const { version } = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
     const config = svc.services.config;

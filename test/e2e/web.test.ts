@@ -55,14 +55,14 @@ afterAll(async () => {
 });
 
 describe('the page is served by the service', () => {
-  it('serves one HTML at / and /demo, with its script and stylesheet, outside the buckets', async () => {
+  it('serves one HTML at / and /demo, with its script and stylesheet, in the web bucket', async () => {
     for (const p of ['/', '/demo']) {
       const res = await svc.get(p);
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
       expect(res.headers.get('referrer-policy')).toBe('same-origin');
       expect(res.headers.get('content-security-policy')).toContain("script-src 'self'");
-      expect(res.headers.get('ratelimit-policy')).toBeNull();
+      expect(res.headers.get('ratelimit-policy')).toBe('web;w=60;limit=120');
       const html = await res.text();
       expect(html).toContain(`<meta name="public-url" content="${svc.url}" />`);
       expect(html).toContain('/web/app.js');

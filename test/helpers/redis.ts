@@ -5,6 +5,8 @@ import { Redis } from 'ioredis';
 export interface RedisServer {
   url: string;
   port: number;
+  /** The server's process id (SIGSTOP/SIGCONT it to make a hung Redis). */
+  pid: number;
   /** SIGTERM and wait for the exit (no persistence: the data is gone). */
   stop(): Promise<void>;
 }
@@ -56,5 +58,5 @@ export async function startRedisServer(port: number, timeoutMs = 10_000): Promis
     }
     await new Promise((r) => setTimeout(r, 50));
   }
-  return { url, port, stop };
+  return { url, port, pid: child.pid!, stop };
 }
