@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ApiError } from '../../lib/errors.js';
 import { jsonText } from '../../lib/rawJson.js';
-import { DEFAULT_LIMIT, HASH, MAX_LIMIT, STRATEGY_SORTS } from '../../resolvers/catalogue.js';
+import { DEFAULT_LIMIT, HASH, MAX_LIMIT, STRATEGY_SORTS } from '../../resolvers/catalogue/params.js';
 import {
   ChainsDocument,
   type ChainsQuery,
@@ -230,7 +230,7 @@ async function strategyDetail(ctx: RouteContext, hash: string, chain: string | u
 
 /**
  * The body of a page of strategies: `data` { resource, <what selected it>, strategies, page }. The
- * strategies arrive serialised (resolvers/catalogue.ts `summarise`): spliced in, not re-encoded.
+ * strategies arrive serialised (resolvers/catalogue/summary.ts `summarise`): spliced in, not re-encoded.
  */
 function pageBody(
   ctx: RouteContext,
