@@ -279,3 +279,59 @@ describe('random cursors never give a 5xx', () => {
     );
   });
 });
+
+describe('the other values of list and search', () => {
+  /** Each byte percent-encoded: NULs, control characters and invalid UTF-8 reach the query parser. */
+  const percentEncoded = (bytes: Uint8Array) =>
+    [...bytes].map((b) => `%${b.toString(16).padStart(2, '0')}`).join('');
+
+  // q never reaches SQL (its words are matched against the registry and the roll-up): a NUL there is a
+  // word that names nothing (`unmatched`), covered by the property below.
+  it('answer 400 naming the parameter for NULs, invalid UTF-8 and oversized values', async () => {
+    const cases: Array<[string, string]> = [
+      ['pair=US%00DC/USDT', 'pair'],
+      ['pair=USDC/%ED%A0%80', 'pair'],
+      ['pair=USDC/%FF', 'pair'],
+      [`pair=USDC/${'A'.repeat(70)}`, 'pair'],
+      ['chain=ba%00se', 'chain'],
+      ['chain=%FF', 'chain'],
+      [`chain=${'b'.repeat(65)}`, 'chain'],
+      ['limit=1%00', 'limit'],
+      ['limit=%FF', 'limit'],
+      ['sort=recent%00', 'sort'],
+      ['cursor=%00', 'cursor'],
+      [`cursor=${'A'.repeat(401)}`, 'cursor'],
+      [`resource=search&q=${'u'.repeat(101)}`, 'q'],
+    ];
+    for (const [query, parameter] of cases) {
+      const res = await api(`/api/strategies?${query}`);
+      const body = (await res.json()) as { error?: { code: string; parameter?: string } };
+      expect({ query, status: res.status, parameter: body.error?.parameter }).toEqual({
+        query,
+        status: 400,
+        parameter,
+      });
+    }
+  });
+
+  it('never give a 5xx, whatever bytes they hold', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom('q', 'pair', 'chain', 'limit', 'sort'),
+        fc.uint8Array({ minLength: 1, maxLength: 40 }),
+        fc.boolean(),
+        async (name, bytes, readable) => {
+          // Printable bytes as they are half the time (words that may name a chain or a token).
+          const value = readable
+            ? encodeURIComponent(Buffer.from(bytes.map((b) => 0x20 + (b % 95))).toString('latin1'))
+            : percentEncoded(bytes);
+          const resource = name === 'q' ? 'resource=search&' : '';
+          const res = await api(`/api/strategies?${resource}${name}=${value}`);
+          await res.arrayBuffer();
+          expect(res.status).toBeLessThan(500);
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+});
