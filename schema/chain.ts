@@ -1,5 +1,5 @@
 import type { TokenConfig } from '../lib/config.js';
-import { type ChainView, listChains } from '../resolvers/catalogue.js';
+import { type ChainView, listChains } from '../resolvers/catalogue/chains.js';
 import type { ChainRollup } from '../store/rollups.js';
 import { builder } from './builder.js';
 

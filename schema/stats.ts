@@ -3,12 +3,14 @@ import {
   type BadgeMetric as BadgeMetricValue,
   type BadgeView,
   badge,
+} from '../resolvers/catalogue/badge.js';
+import {
   freshnessSeconds,
   getStats,
   type StatsView,
   topPairsByPositions,
   topPairsByVolume,
-} from '../resolvers/catalogue.js';
+} from '../resolvers/catalogue/stats.js';
 import type { ChainRollup, PairRollup } from '../store/rollups.js';
 import { builder } from './builder.js';
 

@@ -1,27 +1,32 @@
 import { type GraphQLResolveInfo, Kind } from 'graphql';
 import {
-  chainIdOf,
-  DEFAULT_LIMIT,
   decodedStrategy,
+  type SwapView,
+  strategyByHash,
+  strategySwaps,
+} from '../resolvers/catalogue/detail.js';
+import { listStrategies, type StrategyPage as StrategyPageView } from '../resolvers/catalogue/list.js';
+import {
+  DEFAULT_LIMIT,
+  STRATEGY_SORTS,
+  type StrategySort as StrategySortValue,
+} from '../resolvers/catalogue/params.js';
+import {
+  type StrategySearch as StrategySearchView,
+  searchStrategies,
+} from '../resolvers/catalogue/search.js';
+import {
+  chainIdOf,
   dockedOf,
   isVerifiedRouter,
-  listStrategies,
   pairOf,
-  STRATEGY_SORTS,
-  type StrategyPage as StrategyPageView,
-  type StrategySearch as StrategySearchView,
-  type StrategySort as StrategySortValue,
   type StrategyTokenView,
   type StrategyView,
-  type SwapView,
-  searchStrategies,
   shippedOf,
-  strategyByHash,
   strategyDetailOf,
-  strategySwaps,
   strategyTokens,
-  summarise,
-} from '../resolvers/catalogue.js';
+} from '../resolvers/catalogue/strategy.js';
+import { summarise } from '../resolvers/catalogue/summary.js';
 import type { ListProjection } from '../store/catalogue.js';
 import { builder } from './builder.js';
 

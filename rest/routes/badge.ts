@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ApiError, isApiError } from '../../lib/errors.js';
-import { BADGE_LABELS, BADGE_METRICS } from '../../resolvers/catalogue.js';
+import { BADGE_LABELS, BADGE_METRICS } from '../../resolvers/catalogue/badge.js';
 import { BadgeDocument } from '../generated/graphql.js';
 import type { RestRoute } from '../route.js';
 import { badgeBody } from '../schemas/badge.js';

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { ApiError } from '../../lib/errors.js';
 import { jsonText } from '../../lib/rawJson.js';
-import { DEFAULT_LIMIT, HASH, MAX_LIMIT, STRATEGY_SORTS } from '../../resolvers/catalogue.js';
+import { MAX_CURSOR_LENGTH } from '../../resolvers/catalogue/cursor.js';
+import { DEFAULT_LIMIT, HASH, MAX_LIMIT, STRATEGY_SORTS } from '../../resolvers/catalogue/params.js';
 import {
   ChainsDocument,
   type ChainsQuery,
@@ -83,7 +84,7 @@ const parameters = {
     .regex(/^\d+$/, `limit must be an integer from 1 to ${MAX_LIMIT}.`)
     .transform(Number)
     .refine((n) => n >= 1 && n <= MAX_LIMIT, `limit must be an integer from 1 to ${MAX_LIMIT}.`),
-  cursor: text('cursor', 400),
+  cursor: text('cursor', MAX_CURSOR_LENGTH),
   sort: z.enum(STRATEGY_SORTS, { error: `sort must be one of ${STRATEGY_SORTS.join(', ')}.` }),
   hash: z
     .string({ error: 'hash must be given once, as plain text.' })
@@ -230,7 +231,7 @@ async function strategyDetail(ctx: RouteContext, hash: string, chain: string | u
 
 /**
  * The body of a page of strategies: `data` { resource, <what selected it>, strategies, page }. The
- * strategies arrive serialised (resolvers/catalogue.ts `summarise`): spliced in, not re-encoded.
+ * strategies arrive serialised (resolvers/catalogue/summary.ts `summarise`): spliced in, not re-encoded.
  */
 function pageBody(
   ctx: RouteContext,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { STRATEGY_SORTS } from '../../resolvers/catalogue.js';
+import { STRATEGY_SORTS } from '../../resolvers/catalogue/params.js';
 import { address, baseUnits, component, count, dateTime, hash32, meta, readBody, usd } from './common.js';
 
 /**

@@ -1,14 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import {
-  decodeCursor,
-  encodeCursor,
-  formatCompact,
-  formatCount,
-  formatUsd,
-  freshnessSeconds,
-  topPairsByPositions,
-  topPairsByVolume,
-} from '../../resolvers/catalogue.js';
+import { formatCompact, formatCount, formatUsd } from '../../resolvers/catalogue/badge.js';
+import { decodeCursor, encodeCursor } from '../../resolvers/catalogue/cursor.js';
+import { freshnessSeconds, topPairsByPositions, topPairsByVolume } from '../../resolvers/catalogue/stats.js';
 import type { PairRollup } from '../../store/rollups.js';
 
 describe('badge formatting', () => {

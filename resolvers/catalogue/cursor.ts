@@ -1,0 +1,82 @@
+/**
+ * The opaque keyset cursor of strategy lists: what it carries and how it is read back. A cursor comes
+ * from the client, so every field is checked here, before any SQL, against what Postgres accepts for
+ * it: a decoded cursor that passes can never make the list statement raise (issue 16).
+ */
+import { ApiError } from '../../lib/errors.js';
+import type { ListPosition } from '../../store/catalogue.js';
+import type { StrategySort } from './params.js';
+
+const SORT_CODE: Record<StrategySort, string> = { recent: 'r', volume: 'v' };
+/** Most characters of a cursor (the route refuses longer text before it gets here). */
+export const MAX_CURSOR_LENGTH = 400;
+/** A strategy hash as the store keeps it: lower-case hex. */
+const STORED_HASH = /^0x[0-9a-f]{64}$/;
+/** A chain key: 1-64 characters, none of them a control, format, surrogate or unassigned code point. */
+const CHAIN_KEY = /^[^\p{C}]{1,64}$/u;
+/**
+ * timestamptz as Postgres writes it as text (ISO DateStyle): date, time, up to six fraction digits and
+ * the session's offset (`+00`, `+05:30`).
+ */
+const TIMESTAMP_TEXT =
+  /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2})(?:\.\d{1,6})?(?:Z|[+-](\d{2})(?::(\d{2}))?)$/;
+/** Postgres refuses a UTC offset of 16 hours or more ("time zone displacement out of range"). */
+const MAX_OFFSET_HOURS = 15;
+
+/** The opaque cursor: the sort and the (key, hash, chain) of the last row shown, base64url JSON. */
+export function encodeCursor(sort: StrategySort, position: ListPosition): string {
+  return Buffer.from(
+    JSON.stringify([SORT_CODE[sort], position.value, position.hash, position.chain]),
+  ).toString('base64url');
+}
+
+/**
+ * True when `text` is a timestamp Postgres reads without raising and without rolling it over: a real
+ * calendar date from year 1 to 9999, hours 0-23, minutes and seconds 0-59 (no leap second, which
+ * Postgres would carry into the next minute), an offset under 16 hours.
+ */
+export function isTimestampText(text: string): boolean {
+  const match = TIMESTAMP_TEXT.exec(text);
+  if (!match) return false;
+  const [year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0, offsetHours = 0, offsetMinutes = 0] =
+    match.slice(1).map((part) => Number(part ?? 0));
+  if (year < 1 || month < 1 || month > 12 || day < 1) return false;
+  if (hour > 23 || minute > 59 || second > 59) return false;
+  if (offsetHours > MAX_OFFSET_HOURS || offsetMinutes > 59) return false;
+  // The day exists in that month (leap years included): Date.UTC would roll 02-30 into March.
+  const date = new Date(0);
+  date.setUTCFullYear(year, month - 1, day);
+  return date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+}
+
+/**
+ * The position a cursor carries, for `sort`. Anything but a cursor this service issued (its exact
+ * encoding, each field of the type and range the store writes) is 400 INVALID_PARAMETER naming
+ * `cursor`; so is a cursor of the other sort.
+ */
+export function decodeCursor(cursor: string, sort: StrategySort): ListPosition {
+  const invalid = () =>
+    ApiError.invalid('cursor', 'cursor is not one this service issued; start again without it.');
+  if (cursor.length > MAX_CURSOR_LENGTH || !/^[A-Za-z0-9_-]+$/.test(cursor)) throw invalid();
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    throw invalid();
+  }
+  if (!Array.isArray(parsed) || parsed.length !== 4) throw invalid();
+  const [code, value, hash, chain] = parsed as unknown[];
+  if (typeof hash !== 'string' || !STORED_HASH.test(hash)) throw invalid();
+  if (typeof chain !== 'string' || !CHAIN_KEY.test(chain)) throw invalid();
+  let issuedFor: StrategySort;
+  if (code === 'r' && typeof value === 'string' && isTimestampText(value)) issuedFor = 'recent';
+  else if (code === 'v' && typeof value === 'number' && Number.isFinite(value)) issuedFor = 'volume';
+  else throw invalid();
+  const position: ListPosition = { value, hash, chain };
+  // Exactly the text this service would issue for it: no other spelling, padding or trailing bits
+  // (and so no invalid UTF-8, which decodes to U+FFFD and re-encodes differently).
+  if (encodeCursor(issuedFor, position) !== cursor) throw invalid();
+  if (issuedFor !== sort)
+    throw ApiError.invalid('cursor', `cursor was issued for sort=${issuedFor}; keep the same sort.`);
+  return position;
+}

@@ -1,0 +1,69 @@
+/** The parameters of the strategy reads: sorts, limits, chain keys and pairs, checked before any SQL. */
+import { pairKeyOf } from '../../indexer/batch.js';
+import type { ChainConfig } from '../../lib/config.js';
+import { ApiError } from '../../lib/errors.js';
+import type { GraphQLContext } from '../../schema/context.js';
+import type { StrategySortKey } from '../../store/catalogue.js';
+
+export const STRATEGY_SORTS = ['recent', 'volume'] as const;
+export type StrategySort = StrategySortKey;
+export const DEFAULT_LIMIT = 20;
+export const MAX_LIMIT = 100;
+export const HASH = /^0x[0-9a-fA-F]{64}$/;
+
+const SYMBOL = /^[A-Za-z0-9][A-Za-z0-9._+-]{0,31}$/;
+
+/** A chain key of the registry (case-insensitive), or 400 naming the parameter. */
+export function resolveChain(ctx: GraphQLContext, key: string, parameter = 'chain'): ChainConfig {
+  const registry = ctx.services.registry;
+  const chain = registry.get(key) ?? registry.list().find((c) => c.key.toLowerCase() === key.toLowerCase());
+  if (!chain) {
+    throw ApiError.invalid(
+      parameter,
+      `Unknown chain "${key}"; live chains: ${registry.keys().join(', ') || 'none'}.`,
+    );
+  }
+  return chain;
+}
+
+/** Every symbol the registry lists, by lower case, in its configured spelling. */
+export function registrySymbols(ctx: GraphQLContext): Map<string, string> {
+  const symbols = new Map<string, string>();
+  for (const chain of ctx.services.registry.list()) {
+    for (const token of chain.tokens) symbols.set(token.symbol.toLowerCase(), token.symbol);
+  }
+  return symbols;
+}
+
+/**
+ * `A/B` in either order and any case → the stored pair key: symbols the registry lists take its
+ * spelling, then the indexer's own `pairKeyOf` orders them, so the filter is one exact key (one
+ * index-ordered scan) whichever way the caller wrote it.
+ */
+export function resolvePair(
+  ctx: GraphQLContext,
+  text: string,
+  parameter = 'pair',
+): { pair: string; keys: string[] } {
+  const parts = text.split('/').map((s) => s.trim());
+  if (parts.length !== 2 || !parts.every((p) => SYMBOL.test(p))) {
+    throw ApiError.invalid(
+      parameter,
+      `${parameter} must be two token symbols separated by "/", e.g. USDC/USDT.`,
+    );
+  }
+  const known = registrySymbols(ctx);
+  const [a, b] = parts.map((p) => known.get(p.toLowerCase()) ?? p) as [string, string];
+  if (a.toLowerCase() === b.toLowerCase())
+    throw ApiError.invalid(parameter, `${parameter} must name two different tokens.`);
+  const pair = pairKeyOf(a, b);
+  return { pair, keys: [pair] };
+}
+
+export function resolveLimit(limit: number | null | undefined): number {
+  const value = limit ?? DEFAULT_LIMIT;
+  if (!Number.isInteger(value) || value < 1 || value > MAX_LIMIT) {
+    throw ApiError.invalid('limit', `limit must be an integer from 1 to ${MAX_LIMIT}.`);
+  }
+  return value;
+}
