@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GuardedRedis } from '../../lib/redisBreaker.js';
 import { createDb } from '../../store/db.js';
 import { migrate } from '../../store/migrate.js';
 import { writeRollup } from '../../store/rollups.js';
@@ -230,4 +231,13 @@ describe('a hung Redis', () => {
     expect(after.status).toBe(200);
     expect(await probe.get(`${prefix}rl:chains:192.0.2.2`)).toBe('1');
   }, 60_000);
+
+  it('takes an error reply for an answer: a command Redis refuses does not open the breaker', async () => {
+    const client = svc.services.redis;
+    expect(client).toBeInstanceOf(GuardedRedis);
+    const guarded = client as GuardedRedis;
+    for (let i = 0; i < 5; i++)
+      await expect(guarded.call('nosuchcommand')).rejects.toThrow(/unknown command/i);
+    expect(guarded.breaker.state).toBe('closed');
+  });
 });
