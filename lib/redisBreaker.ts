@@ -88,9 +88,14 @@ export class GuardedRedis extends Redis {
   private readonly timeoutMs: number;
   private probeTimer: NodeJS.Timeout | undefined;
 
-  constructor(url: string, { commandTimeoutMs, logger, ...options }: GuardedRedisOptions) {
-    super(url, options);
+  private readonly logger: Logger;
+
+  /** `target`: a redis:// URL, or the options of a client (its duplicate). */
+  constructor(target: string | RedisOptions, { commandTimeoutMs, logger, ...options }: GuardedRedisOptions) {
+    if (typeof target === 'string') super(target, options);
+    else super({ ...target, ...options });
     this.timeoutMs = commandTimeoutMs;
+    this.logger = logger;
     this.breaker = new CircuitBreaker(BREAKER.failures, (state, reason) => {
       if (state === 'open') {
         logger.warn({ reason }, 'redis breaker open: rate limits per process, caches in memory');
@@ -102,6 +107,14 @@ export class GuardedRedis extends Redis {
     // A new connection answered its handshake: Redis is back.
     this.on('ready', () => this.breaker.succeeded());
     this.on('end', () => clearTimeout(this.probeTimer));
+  }
+
+  /** A second connection (e.g. a `keyPrefix` one) bounded and guarded the same way, by its own breaker. */
+  override duplicate(override?: Partial<RedisOptions>): GuardedRedis {
+    return new GuardedRedis(
+      { ...this.options, ...override },
+      { commandTimeoutMs: this.timeoutMs, logger: this.logger },
+    );
   }
 
   /** True while callers are on their in-memory fallbacks: not connected, or the breaker not closed. */

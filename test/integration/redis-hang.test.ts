@@ -239,5 +239,17 @@ describe('a hung Redis', () => {
     for (let i = 0; i < 5; i++)
       await expect(guarded.call('nosuchcommand')).rejects.toThrow(/unknown command/i);
     expect(guarded.breaker.state).toBe('closed');
+    // A duplicate (another connection, e.g. with a key prefix) is guarded too.
+    const duplicate = guarded.duplicate({ keyPrefix: `${prefix}dup:` });
+    try {
+      expect(duplicate).toBeInstanceOf(GuardedRedis);
+      duplicate.on('error', () => {});
+      // No offline queue (the service's options): it takes commands once connected.
+      await new Promise((resolve) => duplicate.once('ready', resolve));
+      await duplicate.set('k', 'v');
+      expect(await probe.get(`${prefix}dup:k`)).toBe('v');
+    } finally {
+      duplicate.disconnect();
+    }
   });
 });
