@@ -86,9 +86,8 @@ export interface GuardedRedisOptions extends RedisOptions {
 export class GuardedRedis extends Redis {
   readonly breaker: CircuitBreaker;
   private readonly timeoutMs: number;
-  private probeTimer: NodeJS.Timeout | undefined;
-
   private readonly logger: Logger;
+  private probeTimer: NodeJS.Timeout | undefined;
 
   /** `target`: a redis:// URL, or the options of a client (its duplicate). */
   constructor(target: string | RedisOptions, { commandTimeoutMs, logger, ...options }: GuardedRedisOptions) {

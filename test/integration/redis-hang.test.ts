@@ -160,7 +160,7 @@ function graphql(): LoadRequest {
 }
 
 describe('a hung Redis', () => {
-  it('keeps reads under 100 ms p99, /graphql and POST /v1/positions answering, and /readyz telling; SIGCONT: back on Redis', async () => {
+  it('keeps read p99 under 100 ms (or near a healthy control on a busy machine), /graphql and POST /v1/positions answering, /readyz telling; SIGCONT: back on Redis', async () => {
     // Warm up: caches filled, counters in Redis.
     for (let i = 0; i < 6; i++)
       expect((await send(svc.url, read(i, '192.0.2.1'), CLIENT_TIMEOUT_MS)).status).toBe(200);
