@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:http';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { createChainClients } from './chain/clients.js';
 import { ChainRegistry, loadChains } from './chain/registry.js';
 import type { Devnet } from './devnet/devnet.js';
@@ -7,6 +7,7 @@ import { spawnDevnet } from './devnet/process.js';
 import { startIndexer } from './indexer/index.js';
 import { type ChainConfig, type Config, withListenPort } from './lib/config.js';
 import { createLogger, type Logger } from './lib/logger.js';
+import { GuardedRedis } from './lib/redisBreaker.js';
 import type { Services } from './lib/services.js';
 import { createApp } from './rest/app.js';
 import { mountDocs } from './rest/docs.js';
@@ -64,11 +65,14 @@ export async function startService(config: Config, options: ServiceOptions = {})
 
     let redis: Redis | undefined;
     if (config.redisUrl) {
-      // Fail fast instead of queueing while Redis is away: callers fall back (rate limits) or report.
-      redis = new Redis(config.redisUrl, {
+      // Fail fast instead of queueing while Redis is away, and bound every command while it hangs: callers
+      // fall back to memory (rate limits, caches); the breaker then stops asking it for a while.
+      redis = new GuardedRedis(config.redisUrl, {
         enableOfflineQueue: false,
         maxRetriesPerRequest: 1,
         enableAutoPipelining: true,
+        commandTimeoutMs: config.redisCommandTimeoutMs,
+        logger,
       });
       redis.on('error', (err) => logger.debug({ err: err.message }, 'redis error'));
       const client = redis;

@@ -72,15 +72,15 @@ async function main(): Promise<void> {
 
     results.push({ ...(await phase('nothing wrong')), note: '' });
 
-    process.kill(redis.pid, 'SIGSTOP');
+    redis.hang();
     // Resumed when the phase's last request is due, so requests a hung Redis holds are answered (late)
     // and counted, instead of the phase waiting on them for ever.
-    const resume = setTimeout(() => process.kill(redis.pid, 'SIGCONT'), SECONDS * 1000);
+    const resume = setTimeout(() => redis.resume(), SECONDS * 1000);
     try {
       results.push({ ...(await phase('Redis hung (SIGSTOP)')), note: `hung for ${SECONDS} s` });
     } finally {
       clearTimeout(resume);
-      process.kill(redis.pid, 'SIGCONT');
+      redis.resume();
     }
     await new Promise((resolve) => setTimeout(resolve, 2_000));
 

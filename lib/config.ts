@@ -62,6 +62,8 @@ const envSchema = z.object({
   REDIS_URL: z.string().url().optional(),
   /** Prefix of every Redis key, so deployments (and test runs) can share one Redis. */
   REDIS_PREFIX: z.string().max(64).default('gw:'),
+  /** Bound of every Redis command (ms): past it the caller falls back to memory (lib/redisBreaker.ts). */
+  REDIS_COMMAND_TIMEOUT_MS: z.coerce.number().int().min(5).max(10_000).default(50),
   DOCS_URL: z.string().url().optional(),
   TRUST_PROXY: boolish.optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -95,6 +97,7 @@ export interface Config {
   databaseUrl: string | undefined;
   redisUrl: string | undefined;
   redisPrefix: string;
+  redisCommandTimeoutMs: number;
   docsUrl: string;
   trustProxy: boolean;
   logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
@@ -155,6 +158,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: e.DATABASE_URL,
     redisUrl: e.REDIS_URL,
     redisPrefix: e.REDIS_PREFIX,
+    redisCommandTimeoutMs: e.REDIS_COMMAND_TIMEOUT_MS,
     docsUrl: (e.DOCS_URL ?? `${publicUrl}/docs`).replace(/\/+$/, ''),
     trustProxy: e.TRUST_PROXY ?? false,
     logLevel: e.LOG_LEVEL,

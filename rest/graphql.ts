@@ -6,6 +6,7 @@ import type { GraphQLSchema } from 'graphql';
 import { GraphQLError, isObjectType } from 'graphql';
 import { createYoga, type Plugin } from 'graphql-yoga';
 import { ApiError, isApiError, toExtensions } from '../lib/errors.js';
+import { missOnFailure } from '../lib/redisBreaker.js';
 import type { Services } from '../lib/services.js';
 import { createContext, type GraphQLContext } from '../schema/context.js';
 import { sendError } from './envelope.js';
@@ -94,7 +95,9 @@ export function createGraphqlServer(services: Services, schema: GraphQLSchema) {
         ttl: 0,
         ttlPerSchemaCoordinate: cacheTtlPerType(schema),
         includeExtensionMetadata: true,
-        cache: services.redis ? createRedisCache({ redis: services.redis }) : createInMemoryCache(),
+        cache: services.redis
+          ? createRedisCache({ redis: missOnFailure(services.redis) })
+          : createInMemoryCache(),
       }),
     ],
   });

@@ -13,8 +13,9 @@ export interface RateDecision {
 
 /**
  * Fixed-window counters, one per (bucket, subject). With Redis the increment and the expiry are one
- * Lua script, so replicas share a window exactly; if Redis cannot answer, each process falls back to its
- * own in-memory counters (the insurance limiter) instead of failing the request.
+ * Lua script, so replicas share a window exactly; if Redis cannot answer — an error, no answer within
+ * REDIS_COMMAND_TIMEOUT_MS, or its breaker open (lib/redisBreaker.ts) — each process falls back to its
+ * own in-memory counters (the insurance limiter) instead of failing or waiting.
  */
 export class RateLimits {
   private readonly limiters = new Map<string, RateLimiterAbstract>();

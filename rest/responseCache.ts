@@ -12,7 +12,8 @@ import type { RouteContext } from './route.js';
  *
  * In memory by default. With Redis (REDIS_URL) the entry lives under `<REDIS_PREFIX>rc:<key>` so every
  * replica serves the same response for the same window, and each process keeps an in-process copy of
- * the Redis entry for the rest of that entry's TTL. Redis failing degrades to a miss, never an error.
+ * the Redis entry for the rest of that entry's TTL. Redis failing, slow (REDIS_COMMAND_TIMEOUT_MS) or
+ * behind its open breaker (lib/redisBreaker.ts) degrades to a miss, never an error or a wait.
  */
 
 export interface CachedData {

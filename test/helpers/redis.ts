@@ -5,9 +5,16 @@ import { Redis } from 'ioredis';
 export interface RedisServer {
   url: string;
   port: number;
-  /** The server's process id (SIGSTOP/SIGCONT it to make a hung Redis). */
+  /** The redis-server process. */
   pid: number;
-  /** SIGTERM and wait for the exit (no persistence: the data is gone). */
+  /**
+   * SIGSTOP: the process is frozen with its sockets open, so clients stay connected and every command
+   * waits for an answer that does not come (a hung Redis, unlike a stopped one that refuses).
+   */
+  hang(): void;
+  /** SIGCONT after `hang()`: the answers queued meanwhile arrive, then it serves again. */
+  resume(): void;
+  /** SIGTERM (after SIGCONT, if hung) and wait for the exit (no persistence: the data is gone). */
   stop(): Promise<void>;
 }
 
@@ -44,9 +51,12 @@ export async function startRedisServer(port: number, timeoutMs = 10_000): Promis
   });
   const kill = () => child.kill('SIGKILL');
   process.on('exit', kill);
+  const running = () => child.exitCode === null && child.signalCode === null;
   const stop = async () => {
     process.off('exit', kill);
-    if (child.exitCode !== null || child.signalCode !== null) return;
+    if (!running()) return;
+    // A stopped process handles SIGTERM only once continued.
+    child.kill('SIGCONT');
     child.kill('SIGTERM');
     await exited(child);
   };
@@ -58,5 +68,16 @@ export async function startRedisServer(port: number, timeoutMs = 10_000): Promis
     }
     await new Promise((r) => setTimeout(r, 50));
   }
-  return { url, port, pid: child.pid!, stop };
+  const signal = (name: 'SIGSTOP' | 'SIGCONT') => {
+    if (!running()) throw new Error(`redis-server on ${port} is not running`);
+    child.kill(name);
+  };
+  return {
+    url,
+    port,
+    pid: child.pid!,
+    hang: () => signal('SIGSTOP'),
+    resume: () => signal('SIGCONT'),
+    stop,
+  };
 }
