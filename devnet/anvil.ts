@@ -1,13 +1,13 @@
 /**
- * Starts a local anvil chain by spawning the binary of @foundry-rs/anvil-linux-amd64 directly.
+ * Starts a local anvil chain by spawning the binary of this platform's @foundry-rs/anvil build
+ * directly (devnet/anvilBinary.ts).
  * The child is killed when this process exits; where `setpriv` exists (util-linux), the kernel also
  * kills it if this process dies without running its exit handlers (SIGKILL, crash).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import net from 'node:net';
-import path from 'node:path';
+import { anvilBinaryPath } from './anvilBinary.js';
 
 export type AnvilOptions = {
   port: number;
@@ -22,12 +22,6 @@ export type Anvil = { rpcUrl: string; port: number; pid: number; stop(): Promise
 
 const HOST = '127.0.0.1';
 const SETPRIV = '/usr/bin/setpriv';
-
-export function anvilBinaryPath(): string {
-  const require = createRequire(import.meta.url);
-  const pkg = require.resolve('@foundry-rs/anvil-linux-amd64/package.json');
-  return path.join(path.dirname(pkg), 'bin', 'anvil');
-}
 
 /** Whether something accepts a TCP connection on 127.0.0.1:`port`. */
 export function portAnswers(port: number): Promise<boolean> {
