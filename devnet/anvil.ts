@@ -16,6 +16,9 @@ export type AnvilOptions = {
   blockTime?: number;
   /** How long to wait for the first `eth_chainId` answer. Default 15 s. */
   readyTimeoutMs?: number;
+  /** `--state`: loaded at start when the file exists, written on exit (and every `stateIntervalSeconds`). */
+  stateFile?: string;
+  stateIntervalSeconds?: number;
 };
 
 export type Anvil = { rpcUrl: string; port: number; pid: number; stop(): Promise<void> };
@@ -67,6 +70,9 @@ export async function startAnvil(options: AnvilOptions): Promise<Anvil> {
 
   const args = ['--host', HOST, '--port', String(port), '--chain-id', String(chainId), '--silent'];
   if (blockTime !== undefined) args.push('--block-time', String(blockTime));
+  if (options.stateFile !== undefined) args.push('--state', options.stateFile);
+  if (options.stateIntervalSeconds !== undefined)
+    args.push('--state-interval', String(options.stateIntervalSeconds));
   const binary = anvilBinaryPath();
   // setpriv execs anvil in place (same pid) with PR_SET_PDEATHSIG, so it dies with this process.
   const [command, argv] = existsSync(SETPRIV)
@@ -99,7 +105,8 @@ export async function startAnvil(options: AnvilOptions): Promise<Anvil> {
   const stop = async (): Promise<void> => {
     if (exited) return;
     child.kill('SIGTERM');
-    if (!(await waitForExit(child, 3000))) {
+    // On SIGTERM anvil writes its state file, when it has one: give it time to finish.
+    if (!(await waitForExit(child, options.stateFile === undefined ? 3000 : 15_000))) {
       child.kill('SIGKILL');
       await waitForExit(child, 3000);
     }
