@@ -58,7 +58,11 @@ async function swapsOf(chain: ChainConfig, orderHash: Hex): Promise<number> {
 
 beforeAll(async () => {
   dataDir = mkdtempSync(path.join(tmpdir(), 'devnet-lifecycle-'));
+  const started = performance.now();
   devnet = await startDevnet({ basePort: BASE_PORT, dataDir, activityMs: ACTIVITY_MS });
+  process.stderr.write(
+    `fresh devnet (deployed and seeded) ready in ${Math.round(performance.now() - started)} ms\n`,
+  );
 }, 120_000);
 
 afterAll(async () => {
