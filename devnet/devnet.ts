@@ -4,7 +4,7 @@ import { type Logger, pino } from 'pino';
 import { type ChainConfig, chainsFileSchema } from '../lib/config.js';
 import type { Anvil } from './anvil.js';
 import { startActivityBot } from './bot.js';
-import { launchChain, readSavedChains, restoreChain } from './persist.js';
+import { type LaunchedChain, launchChain, readSavedChains, restoreChain } from './persist.js';
 import { DEVNET_CHAINS, type SeededChain, seedChain } from './seed.js';
 
 export interface StartDevnetOptions {
@@ -51,9 +51,7 @@ export async function startDevnet(options: StartDevnetOptions): Promise<Devnet> 
     for (const launch of launches) if (launch.status === 'fulfilled') anvils.push(launch.value.anvil);
     const failed = launches.find((l): l is PromiseRejectedResult => l.status === 'rejected');
     if (failed) throw failed.reason;
-    const launched = launches.map(
-      (l) => (l as PromiseFulfilledResult<Awaited<ReturnType<typeof launchChain>>>).value,
-    );
+    const launched = launches.map((l) => (l as PromiseFulfilledResult<LaunchedChain>).value);
     const anvilsReady = performance.now();
     seeded = await Promise.all(
       DEVNET_CHAINS.map((spec, i) => {

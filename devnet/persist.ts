@@ -60,6 +60,8 @@ export async function launchChain(
     try {
       return { anvil: await startAnvil(options), saved };
     } catch (error) {
+      // Only a state anvil cannot load is set aside; a busy port is not the state's fault.
+      if (error instanceof Error && /already in use/.test(error.message)) throw error;
       logger?.warn(
         { chain: spec.key, err: error, stateFile },
         'devnet state not loadable: starting the chain afresh',
