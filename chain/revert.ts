@@ -1,8 +1,10 @@
 /**
  * Decoding of revert data from the router (and what it calls: Aqua, the tokens) into a readable
- * reason. The custom errors are those of the Aqua SwapVM router family (PROTOCOL.md) as the devnet
- * contracts declare them; `Error(string)` and `Panic(uint256)` are decoded by viem itself. Anything
- * else comes back with its selector, never as a failure.
+ * reason. The custom errors are those of the reference Aqua and Aqua SwapVM router with the reference
+ * argument lists (PROTOCOL.md "Reference revert encodings"; the devnet contracts raise the same bytes),
+ * plus the devnet router's own refusals of what it does not implement. `Error(string)` and
+ * `Panic(uint256)` are decoded by viem itself. Anything else comes back with its selector, never as a
+ * failure.
  */
 import { type Abi, decodeErrorResult, type Hex, isHex } from 'viem';
 
@@ -10,7 +12,36 @@ const err = (name: string, ...inputs: [string, string][]) =>
   ({ type: 'error', name, inputs: inputs.map(([type, n]) => ({ type, name: n })) }) as const;
 
 export const routerErrorsAbi = [
-  // AquaSwapVMRouter
+  // Reference TakerTraitsLib (swap-vm)
+  err('TakerTraitsAmountOutMustBeGreaterThanZero', ['uint256', 'amountOut']),
+  err('TakerTraitsInsufficientMinOutputAmount', ['uint256', 'amountOut'], ['uint256', 'amountOutMin']),
+  err('TakerTraitsNonExactThresholdAmountOut', ['uint256', 'amountOut'], ['uint256', 'amountThreshold']),
+  err('TakerTraitsDeadlineExpired'),
+  err('TakerTraitsMissingTraits'),
+  err('TakerTraitsMissingHookData'),
+  // Reference Aqua
+  err(
+    'SafeBalancesForTokenNotInActiveStrategy',
+    ['address', 'maker'],
+    ['address', 'app'],
+    ['bytes32', 'strategyHash'],
+    ['address', 'token'],
+  ),
+  err('StrategiesMustBeImmutable', ['address', 'app'], ['bytes32', 'strategyHash']),
+  err('DockingShouldCloseAllTokens', ['address', 'app'], ['bytes32', 'strategyHash']),
+  err(
+    'PushToNonActiveStrategyPrevented',
+    ['address', 'maker'],
+    ['address', 'app'],
+    ['bytes32', 'strategyHash'],
+    ['address', 'token'],
+  ),
+  err('MaxNumberOfTokensExceeded', ['uint256', 'tokensCount'], ['uint256', 'maxTokensCount']),
+  err('SafeCastOverflowedUintDowncast', ['uint8', 'bits'], ['uint256', 'value']),
+  // Reference SafeERC20 (1inch solidity-utils)
+  err('SafeTransferFromFailed'),
+  err('ForceApproveFailed'),
+  // Devnet router: what it does not implement, and its program checks
   err('UnknownOpcode', ['uint8', 'opcode']),
   err('TruncatedProgram', ['uint256', 'pc']),
   err('InvalidInstructionArgs', ['uint8', 'opcode'], ['uint256', 'argsLength']),
@@ -20,10 +51,6 @@ export const routerErrorsAbi = [
   err('DuplicateSwap'),
   err('DuplicateProtocolFee'),
   err('XYCSwapRequiresBothBalancesNonZero', ['uint256', 'balanceIn'], ['uint256', 'balanceOut']),
-  err('TakerTraitsAmountOutMustBeGreaterThanZero'),
-  err('TakerTraitsInsufficientMinOutputAmount', ['uint256', 'amountOut'], ['uint256', 'threshold']),
-  err('TakerTraitsDeadlineExpired', ['uint256', 'deadline']),
-  err('InvalidTakerTraits'),
   err('ExactOutNotSupported'),
   err('UnsupportedTakerFlags', ['uint256', 'flags']),
   err('OnlyAquaOrdersSupported'),
@@ -31,47 +58,53 @@ export const routerErrorsAbi = [
   err('UnsupportedReceiver', ['address', 'receiver']),
   err('UnsupportedMakerTraits', ['uint256', 'traits']),
   err('SameTokens', ['address', 'token']),
-  err('StrategyNotActive', ['address', 'token']),
   err('Reentrancy'),
-  // Aqua
-  err('StrategiesMustBeImmutable', ['address', 'app'], ['bytes32', 'strategyHash']),
-  err('PullExceedsBalance', ['address', 'token'], ['uint256', 'balance'], ['uint256', 'amount']),
-  err(
-    'PushToNonActiveStrategyPrevented',
-    ['address', 'maker'],
-    ['address', 'app'],
-    ['bytes32', 'strategyHash'],
-    ['address', 'token'],
-  ),
-  err('SafeBalancesForTokenNotInActiveStrategy', ['address', 'token']),
-  // Tokens
-  err('TokenCallFailed', ['address', 'token'], ['bytes4', 'selector']),
+  // Devnet tokens (reached only by a direct token call: Aqua and the router wrap them)
   err('ERC20InsufficientBalance', ['address', 'sender'], ['uint256', 'balance'], ['uint256', 'needed']),
   err('ERC20InsufficientAllowance', ['address', 'spender'], ['uint256', 'allowance'], ['uint256', 'needed']),
+  err('ApprovalNotFromZero', ['address', 'spender'], ['uint256', 'allowance']),
 ] as const satisfies Abi;
 
-/** Why a quote that reverted cannot be served, in words a taker can act on. */
+/** What a revert means, in words a maker or taker can act on. */
 const HINTS: Record<string, string> = {
   TakerTraitsAmountOutMustBeGreaterThanZero: 'the output rounds to 0; quote a larger amount',
+  TakerTraitsInsufficientMinOutputAmount:
+    'the output is below the minimum the taker accepts; the price moved past the slippage allowed, so quote again or allow more slippage',
+  TakerTraitsNonExactThresholdAmountOut: 'the output differs from the exact amount the taker required',
+  TakerTraitsDeadlineExpired: "the taker's deadline has passed; prepare the swap again",
+  TakerTraitsMissingTraits: 'the taker data is shorter than its 22-byte header',
+  TakerTraitsMissingHookData: 'the taker data is shorter than its slice offsets say',
+  SafeBalancesForTokenNotInActiveStrategy:
+    'the strategy is not active on chain for this token (never shipped, docked, or not one of its tokens)',
+  StrategiesMustBeImmutable:
+    'this strategy was already shipped (active or docked) or lists a token twice; a strategy is never shipped twice with the same bytes',
+  DockingShouldCloseAllTokens: 'dock must list exactly the tokens the strategy was shipped with',
+  PushToNonActiveStrategyPrevented: 'the strategy is not active on chain (docked or never shipped)',
+  MaxNumberOfTokensExceeded: 'a strategy holds at most 254 tokens',
+  SafeCastOverflowedUintDowncast: 'an amount is too large (virtual balances fit in uint248)',
+  SafeTransferFromFailed:
+    "a token transfer failed: the maker's allowance to Aqua or wallet balance is short (or the taker's allowance to the router or balance)",
+  ForceApproveFailed: 'the token refused the router’s approval to Aqua',
   XYCSwapRequiresBothBalancesNonZero: 'the strategy has an empty side',
-  StrategyNotActive: 'the strategy is not active on chain (docked or never shipped)',
   DeadlineReached: "the strategy's deadline has passed",
-  PullExceedsBalance: 'the strategy balance is too low for this amount',
-  ERC20InsufficientBalance: "the maker's wallet balance is too low for this amount",
+  ERC20InsufficientBalance: 'the wallet balance is too low for this amount',
+  ERC20InsufficientAllowance: 'the allowance is too low for this amount',
+  ApprovalNotFromZero: 'this token only changes a set allowance to 0 first (approve 0, then the new value)',
   UnknownOpcode: 'the strategy program uses an instruction the router does not support',
+  ExactOutNotSupported: 'only exactIn swaps are supported',
 };
 
 const PANICS: Record<string, string> = {
   '1': 'assertion failed',
-  '17': 'arithmetic overflow (the amount is too large)',
+  '17': "arithmetic underflow or overflow: on a swap, the protocol fee is larger than the strategy's tokenIn balance, or the amount is too large",
   '18': 'division by zero',
-  '50': 'array index out of bounds',
+  '50': 'array index out of bounds (fewer amounts than tokens?)',
 };
 
 export interface DecodedRevert {
   /** The custom error's name, `Error`/`Panic` for the builtins, null when the selector is unknown. */
   name: string | null;
-  /** Signature-like text, e.g. `StrategyNotActive(0xabc…)` or `Panic(17)`, or the raw selector. */
+  /** Signature-like text, e.g. `TakerTraitsDeadlineExpired()` or `Panic(17)`, or the raw selector. */
   reason: string;
   /** Plain-language explanation when one is known. */
   hint: string | null;

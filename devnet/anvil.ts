@@ -1,13 +1,13 @@
 /**
- * Starts a local anvil chain by spawning the binary of @foundry-rs/anvil-linux-amd64 directly.
+ * Starts a local anvil chain by spawning the binary of this platform's @foundry-rs/anvil build
+ * directly (devnet/anvilBinary.ts).
  * The child is killed when this process exits; where `setpriv` exists (util-linux), the kernel also
  * kills it if this process dies without running its exit handlers (SIGKILL, crash).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import net from 'node:net';
-import path from 'node:path';
+import { anvilBinaryPath } from './anvilBinary.js';
 
 export type AnvilOptions = {
   port: number;
@@ -16,18 +16,15 @@ export type AnvilOptions = {
   blockTime?: number;
   /** How long to wait for the first `eth_chainId` answer. Default 15 s. */
   readyTimeoutMs?: number;
+  /** `--state`: loaded at start when the file exists, written on exit (and every `stateIntervalSeconds`). */
+  stateFile?: string;
+  stateIntervalSeconds?: number;
 };
 
 export type Anvil = { rpcUrl: string; port: number; pid: number; stop(): Promise<void> };
 
 const HOST = '127.0.0.1';
 const SETPRIV = '/usr/bin/setpriv';
-
-export function anvilBinaryPath(): string {
-  const require = createRequire(import.meta.url);
-  const pkg = require.resolve('@foundry-rs/anvil-linux-amd64/package.json');
-  return path.join(path.dirname(pkg), 'bin', 'anvil');
-}
 
 /** Whether something accepts a TCP connection on 127.0.0.1:`port`. */
 export function portAnswers(port: number): Promise<boolean> {
@@ -73,6 +70,9 @@ export async function startAnvil(options: AnvilOptions): Promise<Anvil> {
 
   const args = ['--host', HOST, '--port', String(port), '--chain-id', String(chainId), '--silent'];
   if (blockTime !== undefined) args.push('--block-time', String(blockTime));
+  if (options.stateFile !== undefined) args.push('--state', options.stateFile);
+  if (options.stateIntervalSeconds !== undefined)
+    args.push('--state-interval', String(options.stateIntervalSeconds));
   const binary = anvilBinaryPath();
   // setpriv execs anvil in place (same pid) with PR_SET_PDEATHSIG, so it dies with this process.
   const [command, argv] = existsSync(SETPRIV)
@@ -105,7 +105,8 @@ export async function startAnvil(options: AnvilOptions): Promise<Anvil> {
   const stop = async (): Promise<void> => {
     if (exited) return;
     child.kill('SIGTERM');
-    if (!(await waitForExit(child, 3000))) {
+    // On SIGTERM anvil writes its state file, when it has one: give it time to finish.
+    if (!(await waitForExit(child, options.stateFile === undefined ? 3000 : 15_000))) {
       child.kill('SIGKILL');
       await waitForExit(child, 3000);
     }

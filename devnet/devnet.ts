@@ -2,8 +2,9 @@ import { mkdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { type Logger, pino } from 'pino';
 import { type ChainConfig, chainsFileSchema } from '../lib/config.js';
-import { type Anvil, startAnvil } from './anvil.js';
+import type { Anvil } from './anvil.js';
 import { startActivityBot } from './bot.js';
+import { type LaunchedChain, launchChain, readSavedChains, restoreChain } from './persist.js';
 import { DEVNET_CHAINS, type SeededChain, seedChain } from './seed.js';
 
 export interface StartDevnetOptions {
@@ -39,22 +40,31 @@ export async function startDevnet(options: StartDevnetOptions): Promise<Devnet> 
   const stopAnvils = () => Promise.allSettled(anvils.map((a) => a.stop())).then(() => undefined);
 
   let seeded: SeededChain[];
+  // A chain whose state the previous run left (devnet/persist.ts) is restored, not seeded again.
+  const savedChains = readSavedChains(manifestPathOf(options.dataDir));
   try {
     const launches = await Promise.allSettled(
       DEVNET_CHAINS.map((spec) =>
-        startAnvil({ port: options.basePort + spec.portOffset, chainId: spec.chainId }),
+        launchChain(spec, options.basePort + spec.portOffset, options.dataDir, savedChains, logger),
       ),
     );
-    for (const launch of launches) if (launch.status === 'fulfilled') anvils.push(launch.value);
+    for (const launch of launches) if (launch.status === 'fulfilled') anvils.push(launch.value.anvil);
     const failed = launches.find((l): l is PromiseRejectedResult => l.status === 'rejected');
     if (failed) throw failed.reason;
+    const launched = launches.map((l) => (l as PromiseFulfilledResult<LaunchedChain>).value);
     const anvilsReady = performance.now();
-    seeded = await Promise.all(DEVNET_CHAINS.map((spec, i) => seedChain(spec, anvils[i]!.rpcUrl)));
+    seeded = await Promise.all(
+      DEVNET_CHAINS.map((spec, i) => {
+        const { anvil, saved } = launched[i]!;
+        return saved ? restoreChain(spec, anvil.rpcUrl, saved) : seedChain(spec, anvil.rpcUrl);
+      }),
+    );
     logger.info(
       {
         anvilMs: Math.round(anvilsReady - started),
         seedMs: Math.round(performance.now() - anvilsReady),
         chains: Object.fromEntries(seeded.map((c) => [c.spec.key, { ...c.counts, live: c.live.length }])),
+        restored: launched.filter((l) => l.saved).length,
       },
       'devnet chains deployed and seeded',
     );

@@ -112,7 +112,7 @@ export interface DevnetRoles {
   pilot: { maker: Address; taker: Address; feeWallet: Address };
 }
 
-function rolesOf(accounts: readonly Address[]): DevnetRoles {
+export function rolesOf(accounts: readonly Address[]): DevnetRoles {
   if (accounts.length < 9) throw new Error(`anvil exposes ${accounts.length} accounts; the devnet needs 9`);
   const a = accounts.map((x) => getAddress(x));
   return {
@@ -136,6 +136,8 @@ export interface SeededChain {
   pilotStrategy: LiveStrategy | undefined;
   random: Random;
   nextSalt(): bigint;
+  /** The next block whose Aqua logs the bot reads (devnet/discover.ts). */
+  scannedTo: bigint;
   /** Counts for the log line. */
   counts: { shipped: number; docked: number; swaps: number; transactions: number };
 }
@@ -350,5 +352,5 @@ export async function seedChain(spec: DevnetChainSpec, rpcUrl: string): Promise<
         }
       : {}),
   };
-  return { spec, config, rpc, roles, tokens, live, pilotStrategy, random, nextSalt, counts };
+  return { spec, config, rpc, roles, tokens, live, pilotStrategy, random, nextSalt, counts, scannedTo: 0n };
 }

@@ -6,6 +6,11 @@ import {SafeTokenCalls} from "./IERC20.sol";
 
 /// Devnet ledger compatible with 1inch Aqua (PROTOCOL.md): virtual balances per
 /// maker / app / strategyHash / token. Tokens stay in the maker's wallet; apps pull from it.
+/// Every revert carries the reference encoding of PROTOCOL.md's table: checked arithmetic (Panic 0x11)
+/// on a pull above the balance, `SafeTransferFromFailed()` on a failed token transfer, and the
+/// reference's own errors and argument lists. Like the reference, `ship` keeps no record of a hash
+/// beyond the per-token entries: an empty token list ships (only `Shipped` is emitted), extra amounts
+/// are ignored, and a token already set (a duplicate, or a hash active or docked) reverts.
 contract Aqua is IAqua {
     /// tokensCount: 0 never shipped, 1..254 active, 0xFF docked.
     struct Balance {
@@ -14,14 +19,10 @@ contract Aqua is IAqua {
     }
 
     uint8 internal constant DOCKED = 0xFF;
-    uint256 internal constant MAX_TOKENS = 254;
 
     mapping(
         address maker => mapping(address app => mapping(bytes32 strategyHash => mapping(address token => Balance)))
     ) internal _balances;
-
-    /// Set on the first ship of a hash and never cleared, so no strategy bytes are ever shipped twice.
-    mapping(address maker => mapping(address app => mapping(bytes32 strategyHash => bool))) internal _shipped;
 
     // No indexed arguments: the topic0 values equal the real Aqua's.
     event Shipped(address maker, address app, bytes32 strategyHash, bytes strategy);
@@ -30,35 +31,30 @@ contract Aqua is IAqua {
     event Pushed(address maker, address app, bytes32 strategyHash, address token, uint256 amount);
 
     error StrategiesMustBeImmutable(address app, bytes32 strategyHash);
-    error LengthMismatch(uint256 tokens, uint256 amounts);
-    error InvalidTokensCount(uint256 count);
-    error AmountExceedsUint248(uint256 amount);
+    error MaxNumberOfTokensExceeded(uint256 tokensCount, uint256 maxTokensCount);
     error DockingShouldCloseAllTokens(address app, bytes32 strategyHash);
-    error PullExceedsBalance(address token, uint256 balance, uint256 amount);
     error PushToNonActiveStrategyPrevented(address maker, address app, bytes32 strategyHash, address token);
-    error SafeBalancesForTokenNotInActiveStrategy(address token);
+    error SafeBalancesForTokenNotInActiveStrategy(address maker, address app, bytes32 strategyHash, address token);
+    /// OpenZeppelin SafeCast's error, as the reference raises it for a count or an amount too wide.
+    error SafeCastOverflowedUintDowncast(uint8 bits, uint256 value);
 
     function ship(address app, bytes calldata strategy, address[] calldata tokens, uint256[] calldata amounts)
         external
         returns (bytes32 strategyHash)
     {
-        uint256 count = tokens.length;
-        if (count != amounts.length) revert LengthMismatch(count, amounts.length);
-        if (count == 0 || count > MAX_TOKENS) revert InvalidTokensCount(count);
-
         strategyHash = keccak256(strategy);
-        if (_shipped[msg.sender][app][strategyHash]) revert StrategiesMustBeImmutable(app, strategyHash);
-        _shipped[msg.sender][app][strategyHash] = true;
+        uint256 count = tokens.length;
+        if (count > type(uint8).max) revert SafeCastOverflowedUintDowncast(8, count);
+        if (count == DOCKED) revert MaxNumberOfTokensExceeded(count, DOCKED);
 
         emit Shipped(msg.sender, app, strategyHash, strategy);
         mapping(address => Balance) storage byToken = _balances[msg.sender][app][strategyHash];
         for (uint256 i = 0; i < count; i++) {
             Balance storage entry = byToken[tokens[i]];
-            // A duplicate token finds its own entry already set.
+            // A duplicate token, or a hash already active or docked, finds its entry set.
             if (entry.tokensCount != 0) revert StrategiesMustBeImmutable(app, strategyHash);
-            uint256 amount = amounts[i];
-            if (amount > type(uint248).max) revert AmountExceedsUint248(amount);
-            entry.balance = uint248(amount);
+            uint256 amount = amounts[i]; // fewer amounts than tokens: Panic(0x32), as on the reference
+            entry.balance = _toUint248(amount);
             entry.tokensCount = uint8(count);
             emit Pushed(msg.sender, app, strategyHash, tokens[i], amount);
         }
@@ -66,7 +62,6 @@ contract Aqua is IAqua {
 
     function dock(address app, bytes32 strategyHash, address[] calldata tokens) external {
         uint256 count = tokens.length;
-        if (count == 0 || count > MAX_TOKENS) revert DockingShouldCloseAllTokens(app, strategyHash);
         mapping(address => Balance) storage byToken = _balances[msg.sender][app][strategyHash];
         for (uint256 i = 0; i < count; i++) {
             Balance storage entry = byToken[tokens[i]];
@@ -82,11 +77,8 @@ contract Aqua is IAqua {
     /// Called by the app (msg.sender): moves real tokens from the maker's wallet to `to`.
     function pull(address maker, bytes32 strategyHash, address token, uint256 amount, address to) external {
         Balance storage entry = _balances[maker][msg.sender][strategyHash][token];
-        uint256 current = entry.balance;
-        if (amount > current) revert PullExceedsBalance(token, current, amount);
-        unchecked {
-            entry.balance = uint248(current - amount);
-        }
+        // Checked subtraction: a pull above the balance reverts Panic(0x11), like the reference.
+        entry.balance = entry.balance - _toUint248(amount);
         SafeTokenCalls.safeTransferFrom(token, maker, to, amount);
         emit Pulled(maker, msg.sender, strategyHash, token, amount);
     }
@@ -98,9 +90,7 @@ contract Aqua is IAqua {
         if (tokensCount == 0 || tokensCount == DOCKED) {
             revert PushToNonActiveStrategyPrevented(maker, app, strategyHash, token);
         }
-        uint256 next = uint256(entry.balance) + amount;
-        if (next > type(uint248).max) revert AmountExceedsUint248(next);
-        entry.balance = uint248(next);
+        entry.balance = entry.balance + _toUint248(amount);
         SafeTokenCalls.safeTransferFrom(token, msg.sender, maker, amount);
         emit Pushed(maker, app, strategyHash, token, amount);
     }
@@ -121,13 +111,18 @@ contract Aqua is IAqua {
     {
         mapping(address => Balance) storage byToken = _balances[maker][app][strategyHash];
         Balance storage entry0 = byToken[token0];
-        Balance storage entry1 = byToken[token1];
         if (entry0.tokensCount == 0 || entry0.tokensCount == DOCKED) {
-            revert SafeBalancesForTokenNotInActiveStrategy(token0);
+            revert SafeBalancesForTokenNotInActiveStrategy(maker, app, strategyHash, token0);
         }
+        Balance storage entry1 = byToken[token1];
         if (entry1.tokensCount == 0 || entry1.tokensCount == DOCKED) {
-            revert SafeBalancesForTokenNotInActiveStrategy(token1);
+            revert SafeBalancesForTokenNotInActiveStrategy(maker, app, strategyHash, token1);
         }
         return (entry0.balance, entry1.balance);
+    }
+
+    function _toUint248(uint256 value) internal pure returns (uint248) {
+        if (value > type(uint248).max) revert SafeCastOverflowedUintDowncast(248, value);
+        return uint248(value);
     }
 }

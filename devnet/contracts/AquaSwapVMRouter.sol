@@ -17,6 +17,7 @@ contract AquaSwapVMRouter {
     /// Parsed taker traits (22-byte header + slices).
     struct TakerTraits {
         uint256 flags;
+        bool hasThreshold;
         uint256 threshold;
         address to;
         uint256 deadline;
@@ -26,9 +27,6 @@ contract AquaSwapVMRouter {
     struct Execution {
         uint256 amountIn;
         uint256 amountOut;
-        uint256 protocolFee;
-        address protocolFeeReceiver;
-        bool hasProtocolFee;
     }
 
     uint8 internal constant OP_DEADLINE = 13;
@@ -45,10 +43,9 @@ contract AquaSwapVMRouter {
     uint256 internal constant TRAIT_UNSUPPORTED_MASK = ((uint256(1) << 254) - 1) ^ ((uint256(1) << 160) - 1);
 
     uint256 internal constant TAKER_EXACT_IN = 0x01;
+    uint256 internal constant TAKER_STRICT_THRESHOLD = 0x10;
     uint256 internal constant TAKER_USE_TRANSFER_FROM_AND_AQUA_PUSH = 0x40;
     uint256 internal constant TAKER_HEADER_LENGTH = 22;
-
-    uint8 internal constant DOCKED = 0xFF;
 
     IAqua public immutable AQUA;
 
@@ -73,10 +70,13 @@ contract AquaSwapVMRouter {
     error DuplicateSwap();
     error DuplicateProtocolFee();
     error XYCSwapRequiresBothBalancesNonZero(uint256 balanceIn, uint256 balanceOut);
-    error TakerTraitsAmountOutMustBeGreaterThanZero();
-    error TakerTraitsInsufficientMinOutputAmount(uint256 amountOut, uint256 threshold);
-    error TakerTraitsDeadlineExpired(uint256 deadline);
-    error InvalidTakerTraits();
+    // The reference TakerTraitsLib errors, with its argument lists (PROTOCOL.md).
+    error TakerTraitsMissingTraits();
+    error TakerTraitsMissingHookData();
+    error TakerTraitsAmountOutMustBeGreaterThanZero(uint256 amountOut);
+    error TakerTraitsInsufficientMinOutputAmount(uint256 amountOut, uint256 amountOutMin);
+    error TakerTraitsNonExactThresholdAmountOut(uint256 amountOut, uint256 amountThreshold);
+    error TakerTraitsDeadlineExpired();
     error ExactOutNotSupported();
     error UnsupportedTakerFlags(uint256 flags);
     error OnlyAquaOrdersSupported();
@@ -84,7 +84,6 @@ contract AquaSwapVMRouter {
     error UnsupportedReceiver(address receiver);
     error UnsupportedMakerTraits(uint256 traits);
     error SameTokens(address token);
-    error StrategyNotActive(address token);
     error Reentrancy();
 
     constructor(IAqua aqua) {
@@ -95,16 +94,17 @@ contract AquaSwapVMRouter {
         return keccak256(abi.encode(order));
     }
 
+    /// Call with eth_call. Not `view`: the program is the same one `swap` runs, which pulls the protocol fee.
     function quote(
         Order calldata order,
         address tokenIn,
         address tokenOut,
         uint256 amount,
         bytes calldata takerTraitsAndData
-    ) external view returns (uint256 amountIn, uint256 amountOut, bytes32 orderHash) {
+    ) external returns (uint256 amountIn, uint256 amountOut, bytes32 orderHash) {
         orderHash = hash(order);
         TakerTraits memory taker = _parseTakerTraits(takerTraitsAndData);
-        Execution memory ex = _execute(order, orderHash, tokenIn, tokenOut, amount, taker);
+        Execution memory ex = _execute(order, orderHash, tokenIn, tokenOut, amount, taker, false);
         return (ex.amountIn, ex.amountOut, orderHash);
     }
 
@@ -121,17 +121,15 @@ contract AquaSwapVMRouter {
         orderHash = hash(order);
         TakerTraits memory taker = _parseTakerTraits(takerTraitsAndData);
         if (taker.flags & TAKER_USE_TRANSFER_FROM_AND_AQUA_PUSH == 0) revert UnsupportedTakerFlags(taker.flags);
-        Execution memory ex = _execute(order, orderHash, tokenIn, tokenOut, amount, taker);
+        // 1. The protocol fee leaves the strategy's tokenIn balance while the program runs, before the
+        //    taker's tokens arrive (Aqua's checked subtraction: Panic(0x11) when the balance is short).
+        Execution memory ex = _execute(order, orderHash, tokenIn, tokenOut, amount, taker, true);
 
-        // 1. Protocol fee leaves the strategy's tokenIn balance before the taker's tokens arrive.
-        if (ex.hasProtocolFee) {
-            AQUA.pull(order.maker, orderHash, tokenIn, ex.protocolFee, ex.protocolFeeReceiver);
-        }
         // 2. tokenOut from the maker's wallet to the taker (or the taker's `to`).
         AQUA.pull(order.maker, orderHash, tokenOut, ex.amountOut, taker.to == address(0) ? msg.sender : taker.to);
         // 3. The taker's gross tokenIn goes to the maker and is accounted in Aqua.
         SafeTokenCalls.safeTransferFrom(tokenIn, msg.sender, address(this), ex.amountIn);
-        SafeTokenCalls.safeApprove(tokenIn, address(AQUA), ex.amountIn);
+        SafeTokenCalls.forceApprove(tokenIn, address(AQUA), ex.amountIn);
         AQUA.push(order.maker, address(this), orderHash, tokenIn, ex.amountIn);
 
         emit Swapped(orderHash, order.maker, msg.sender, tokenIn, tokenOut, ex.amountIn, ex.amountOut);
@@ -139,75 +137,107 @@ contract AquaSwapVMRouter {
         return (ex.amountIn, ex.amountOut, orderHash);
     }
 
+    /// Registers of one run of a program.
+    struct Run {
+        address maker;
+        bytes32 orderHash;
+        address tokenIn;
+        bool isSwap;
+        uint256 balanceIn;
+        uint256 balanceOut;
+        uint256 remaining; // the part of amountIn that reaches the curve
+        uint256 amountOut;
+        bool swapped;
+        bool hasProtocolFee;
+    }
+
+    /// Runs the program, then validates the result against the taker's traits in the reference order:
+    /// amountOut > 0, the taker's deadline, the threshold (strict or minimum).
     function _execute(
         Order calldata order,
         bytes32 orderHash,
         address tokenIn,
         address tokenOut,
         uint256 amount,
-        TakerTraits memory taker
-    ) internal view returns (Execution memory ex) {
+        TakerTraits memory taker,
+        bool isSwap
+    ) internal returns (Execution memory ex) {
         if (tokenIn == tokenOut) revert SameTokens(tokenIn);
         if (taker.flags & TAKER_EXACT_IN == 0) revert ExactOutNotSupported();
-        if (taker.deadline != 0 && block.timestamp > taker.deadline) revert TakerTraitsDeadlineExpired(taker.deadline);
         _checkMakerTraits(order);
 
-        uint256 balanceIn = _activeBalance(order.maker, orderHash, tokenIn);
-        uint256 balanceOut = _activeBalance(order.maker, orderHash, tokenOut);
+        Run memory run;
+        run.maker = order.maker;
+        run.orderHash = orderHash;
+        run.tokenIn = tokenIn;
+        run.isSwap = isSwap;
+        run.remaining = amount;
+        // Reverts SafeBalancesForTokenNotInActiveStrategy(maker, app, hash, token) when not active.
+        (run.balanceIn, run.balanceOut) = AQUA.safeBalances(order.maker, address(this), orderHash, tokenIn, tokenOut);
 
-        ex.amountIn = amount;
-        uint256 remaining = amount; // the part of amountIn that reaches the curve
-        bool swapped = false;
         bytes calldata program = order.data;
         uint256 pc = 0;
         while (pc < program.length) {
             if (program.length - pc < 2) revert TruncatedProgram(pc);
-            uint8 opcode = uint8(program[pc]);
-            uint256 argsLength = uint8(program[pc + 1]);
-            uint256 end = pc + 2 + argsLength;
+            uint256 end = pc + 2 + uint8(program[pc + 1]);
             if (end > program.length) revert TruncatedProgram(pc);
-            bytes calldata args = program[pc + 2:end];
-
-            if (opcode == OP_DEADLINE) {
-                if (argsLength != 5) revert InvalidInstructionArgs(opcode, argsLength);
-                uint256 deadline = uint40(bytes5(args));
-                if (block.timestamp > deadline) revert DeadlineReached(deadline);
-            } else if (opcode == OP_XYC_SWAP) {
-                if (swapped) revert DuplicateSwap();
-                if (balanceIn == 0 || balanceOut == 0) {
-                    revert XYCSwapRequiresBothBalancesNonZero(balanceIn, balanceOut);
-                }
-                ex.amountOut = (remaining * balanceOut) / (balanceIn + remaining);
-                swapped = true;
-            } else if (opcode == OP_SALT) {
-                // no-op: only makes the strategy bytes unique
-            } else if (opcode == OP_FLAT_FEE_AMOUNT_IN) {
-                if (argsLength != 4) revert InvalidInstructionArgs(opcode, argsLength);
-                if (swapped) revert FeeAfterSwap(opcode);
-                uint256 fee = uint32(bytes4(args));
-                if (fee > FEE_SCALE) revert FeeTooHigh(fee);
-                // The maker's fee rounds up; it stays in the pool.
-                remaining -= (remaining * fee + FEE_SCALE - 1) / FEE_SCALE;
-            } else if (opcode == OP_AQUA_PROTOCOL_FEE_AMOUNT_IN) {
-                if (argsLength != 24) revert InvalidInstructionArgs(opcode, argsLength);
-                if (swapped) revert FeeAfterSwap(opcode);
-                if (ex.hasProtocolFee) revert DuplicateProtocolFee();
-                uint256 fee = uint32(bytes4(args[0:4]));
-                if (fee > FEE_SCALE) revert FeeTooHigh(fee);
-                // The protocol fee rounds down; it leaves the pool on swap.
-                uint256 protocolFee = (remaining * fee) / FEE_SCALE;
-                remaining -= protocolFee;
-                ex.protocolFee = protocolFee;
-                ex.protocolFeeReceiver = address(bytes20(args[4:24]));
-                ex.hasProtocolFee = true;
-            } else {
-                revert UnknownOpcode(opcode);
-            }
+            _step(run, uint8(program[pc]), program[pc + 2:end]);
             pc = end;
         }
 
-        if (ex.amountOut == 0) revert TakerTraitsAmountOutMustBeGreaterThanZero();
-        if (ex.amountOut < taker.threshold) revert TakerTraitsInsufficientMinOutputAmount(ex.amountOut, taker.threshold);
+        ex.amountIn = amount;
+        ex.amountOut = run.amountOut;
+        if (ex.amountOut == 0) revert TakerTraitsAmountOutMustBeGreaterThanZero(ex.amountOut);
+        if (taker.deadline != 0 && block.timestamp > taker.deadline) revert TakerTraitsDeadlineExpired();
+        if (taker.hasThreshold) {
+            if (taker.flags & TAKER_STRICT_THRESHOLD != 0) {
+                if (ex.amountOut != taker.threshold) {
+                    revert TakerTraitsNonExactThresholdAmountOut(ex.amountOut, taker.threshold);
+                }
+            } else if (ex.amountOut < taker.threshold) {
+                revert TakerTraitsInsufficientMinOutputAmount(ex.amountOut, taker.threshold);
+            }
+        }
+    }
+
+    function _step(Run memory run, uint8 opcode, bytes calldata args) internal {
+        if (opcode == OP_DEADLINE) {
+            if (args.length != 5) revert InvalidInstructionArgs(opcode, args.length);
+            uint256 deadline = uint40(bytes5(args));
+            if (block.timestamp > deadline) revert DeadlineReached(deadline);
+        } else if (opcode == OP_XYC_SWAP) {
+            if (run.swapped) revert DuplicateSwap();
+            if (run.balanceIn == 0 || run.balanceOut == 0) {
+                revert XYCSwapRequiresBothBalancesNonZero(run.balanceIn, run.balanceOut);
+            }
+            run.amountOut = (run.remaining * run.balanceOut) / (run.balanceIn + run.remaining);
+            run.swapped = true;
+        } else if (opcode == OP_SALT) {
+            // no-op: only makes the strategy bytes unique
+        } else if (opcode == OP_FLAT_FEE_AMOUNT_IN) {
+            if (args.length != 4) revert InvalidInstructionArgs(opcode, args.length);
+            if (run.swapped) revert FeeAfterSwap(opcode);
+            uint256 fee = uint32(bytes4(args));
+            if (fee > FEE_SCALE) revert FeeTooHigh(fee);
+            // The maker's fee rounds up; it stays in the pool.
+            run.remaining -= (run.remaining * fee + FEE_SCALE - 1) / FEE_SCALE;
+        } else if (opcode == OP_AQUA_PROTOCOL_FEE_AMOUNT_IN) {
+            if (args.length != 24) revert InvalidInstructionArgs(opcode, args.length);
+            if (run.swapped) revert FeeAfterSwap(opcode);
+            if (run.hasProtocolFee) revert DuplicateProtocolFee();
+            uint256 fee = uint32(bytes4(args[0:4]));
+            if (fee > FEE_SCALE) revert FeeTooHigh(fee);
+            // The protocol fee rounds down; on swap it leaves the pool now, before the taker's tokens
+            // arrive (a fee of 0 is still pulled). Aqua's checked subtraction: Panic(0x11) when short.
+            uint256 protocolFee = (run.remaining * fee) / FEE_SCALE;
+            run.remaining -= protocolFee;
+            run.hasProtocolFee = true;
+            if (run.isSwap) {
+                AQUA.pull(run.maker, run.orderHash, run.tokenIn, protocolFee, address(bytes20(args[4:24])));
+            }
+        } else {
+            revert UnknownOpcode(opcode);
+        }
     }
 
     function _checkMakerTraits(Order calldata order) internal pure {
@@ -219,42 +249,29 @@ contract AquaSwapVMRouter {
         if (receiver != address(0) && receiver != order.maker) revert UnsupportedReceiver(receiver);
     }
 
-    function _activeBalance(address maker, bytes32 orderHash, address token) internal view returns (uint256) {
-        (uint248 balance, uint8 tokensCount) = AQUA.rawBalances(maker, address(this), orderHash, token);
-        if (tokensCount == 0 || tokensCount == DOCKED) revert StrategyNotActive(token);
-        return balance;
-    }
-
     /// Header: uint160 of ten uint16 slice end-offsets (slice k at bits 16k, relative to the end of the
     /// header), then uint16 flags. Slices: threshold, to, deadline, hook data x4, callback data x2,
-    /// instruction args, then the signature (the rest). Only threshold, to and deadline are read here.
+    /// instruction args, then the signature (the rest). As on the reference, a slice is used only at its
+    /// exact width (threshold 32 bytes, to 20, deadline 5) and is otherwise absent.
     function _parseTakerTraits(bytes calldata data) internal pure returns (TakerTraits memory taker) {
-        if (data.length < TAKER_HEADER_LENGTH) revert InvalidTakerTraits();
+        if (data.length < TAKER_HEADER_LENGTH) revert TakerTraitsMissingTraits();
         uint256 offsets = uint160(bytes20(data[0:20]));
         taker.flags = uint16(bytes2(data[20:22]));
         bytes calldata body = data[TAKER_HEADER_LENGTH:];
         uint256 start = 0;
-        for (uint256 k = 0; k < 10; k++) {
+        for (uint256 k = 0; k < 3; k++) {
             uint256 end = (offsets >> (16 * k)) & 0xffff;
-            if (end < start || end > body.length) revert InvalidTakerTraits();
-            if (k == 0) {
-                taker.threshold = _readUint(body[start:end]);
-            } else if (k == 1) {
-                if (end - start == 20) {
-                    taker.to = address(bytes20(body[start:end]));
-                } else if (end != start) {
-                    revert InvalidTakerTraits();
-                }
-            } else if (k == 2) {
-                taker.deadline = _readUint(body[start:end]);
+            if (end < start || end > body.length) revert TakerTraitsMissingHookData();
+            bytes calldata slice = body[start:end];
+            if (k == 0 && slice.length == 32) {
+                taker.hasThreshold = true;
+                taker.threshold = uint256(bytes32(slice));
+            } else if (k == 1 && slice.length == 20) {
+                taker.to = address(bytes20(slice));
+            } else if (k == 2 && slice.length == 5) {
+                taker.deadline = uint40(bytes5(slice));
             }
             start = end;
         }
-    }
-
-    function _readUint(bytes calldata slice) internal pure returns (uint256) {
-        if (slice.length == 0) return 0;
-        if (slice.length > 32) revert InvalidTakerTraits();
-        return uint256(bytes32(slice)) >> (8 * (32 - slice.length));
     }
 }

@@ -10,21 +10,29 @@ interface IERC20 {
     function transferFrom(address from, address to, uint256 amount) external returns (bool);
 }
 
-/// Token calls that accept both bool-returning and non-returning ERC20 implementations.
+/// Token calls that accept both bool-returning and non-returning ERC20 implementations. Like the
+/// reference contracts' SafeERC20 (PROTOCOL.md), a failing token call never bubbles the token's own
+/// reason: every failed transferFrom reverts `SafeTransferFromFailed()` (0xf4059071).
 library SafeTokenCalls {
-    error TokenCallFailed(address token, bytes4 selector);
+    error SafeTransferFromFailed();
+    error ForceApproveFailed();
 
     function safeTransferFrom(address token, address from, address to, uint256 amount) internal {
-        _call(token, abi.encodeCall(IERC20.transferFrom, (from, to, amount)));
+        if (!_call(token, abi.encodeCall(IERC20.transferFrom, (from, to, amount)))) revert SafeTransferFromFailed();
     }
 
-    function safeApprove(address token, address spender, uint256 amount) internal {
-        _call(token, abi.encodeCall(IERC20.approve, (spender, amount)));
+    /// Sets the allowance; a token that refuses a change from a set value (USDT) gets approve(0) first.
+    function forceApprove(address token, address spender, uint256 amount) internal {
+        if (_call(token, abi.encodeCall(IERC20.approve, (spender, amount)))) return;
+        if (
+            !_call(token, abi.encodeCall(IERC20.approve, (spender, 0)))
+                || !_call(token, abi.encodeCall(IERC20.approve, (spender, amount)))
+        ) revert ForceApproveFailed();
     }
 
-    function _call(address token, bytes memory data) private {
+    function _call(address token, bytes memory data) private returns (bool) {
         (bool ok, bytes memory ret) = token.call(data);
-        bool returnedTrue = ret.length == 0 ? token.code.length > 0 : (ret.length >= 32 && abi.decode(ret, (bool)));
-        if (!ok || !returnedTrue) revert TokenCallFailed(token, bytes4(data));
+        if (!ok) return false;
+        return ret.length == 0 ? token.code.length > 0 : (ret.length >= 32 && abi.decode(ret, (bool)));
     }
 }

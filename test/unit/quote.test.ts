@@ -95,7 +95,11 @@ describe('programFees', () => {
 describe('decodeRevert', () => {
   it('names custom errors, panics and Error(string), and keeps unknown selectors', () => {
     const zero = decodeRevert(
-      encodeErrorResult({ abi: routerErrorsAbi, errorName: 'TakerTraitsAmountOutMustBeGreaterThanZero' }),
+      encodeErrorResult({
+        abi: routerErrorsAbi,
+        errorName: 'TakerTraitsAmountOutMustBeGreaterThanZero',
+        args: [0n],
+      }),
     );
     expect(zero).toMatchObject({
       name: 'TakerTraitsAmountOutMustBeGreaterThanZero',
@@ -104,11 +108,13 @@ describe('decodeRevert', () => {
     const inactive = decodeRevert(
       encodeErrorResult({
         abi: routerErrorsAbi,
-        errorName: 'StrategyNotActive',
-        args: [chain.aqua as Address],
+        errorName: 'PushToNonActiveStrategyPrevented',
+        args: [chain.aqua as Address, chain.router as Address, `0x${'11'.repeat(32)}`, chain.aqua as Address],
       }),
     );
-    expect(inactive.reason).toBe(`StrategyNotActive(${getAddress(chain.aqua)})`);
+    expect(inactive.reason).toBe(
+      `PushToNonActiveStrategyPrevented(${getAddress(chain.aqua)}, ${getAddress(chain.router)}, 0x${'11'.repeat(32)}, ${getAddress(chain.aqua)})`,
+    );
     const panic = decodeRevert(`0x4e487b71${encodeAbiParameters([{ type: 'uint256' }], [17n]).slice(2)}`);
     expect(panic).toMatchObject({
       name: 'Panic',

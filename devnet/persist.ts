@@ -1,0 +1,118 @@
+/**
+ * The devnet keeps its chains across restarts: each anvil runs with `--state <file>` under
+ * `${DATA_DIR}/devnet/` (loaded at start when present, written every few seconds and on exit), and a
+ * chain whose state file and manifest entry both exist is restored instead of deployed and seeded
+ * again. Its blocks, genesis included, stay the same, so the indexer keeps its checkpoint and a filled
+ * position stays filled.
+ */
+import { existsSync } from 'node:fs';
+import { mkdir, rename, rm } from 'node:fs/promises';
+import path from 'node:path';
+import type { Logger } from 'pino';
+import { type Address, getAddress } from 'viem';
+import { getCode } from 'viem/actions';
+import { type ChainConfig, readChainsFile } from '../lib/config.js';
+import { type Anvil, startAnvil } from './anvil.js';
+import { discoverStrategies, largestSalt } from './discover.js';
+import { type DevnetChainSpec, rolesOf, type SeededChain, seedChain } from './seed.js';
+import { seededRandom } from './strategies.js';
+import { devnetRpc } from './wallet.js';
+
+/** Seconds between anvil's state dumps (besides the one on exit): what a crash can lose at most. */
+export const STATE_INTERVAL_SECONDS = 5;
+
+export function stateFileOf(dataDir: string, key: string): string {
+  return path.resolve(dataDir, 'devnet', `anvil-${key}.json`);
+}
+
+/** The chains of the manifest a previous run wrote, or none when it is missing or unreadable. */
+export function readSavedChains(manifestPath: string): ChainConfig[] {
+  try {
+    return existsSync(manifestPath) ? readChainsFile(manifestPath) : [];
+  } catch {
+    return [];
+  }
+}
+
+export interface LaunchedChain {
+  anvil: Anvil;
+  /** The previous run's configuration of this chain when its state was loaded; null on a fresh chain. */
+  saved: ChainConfig | null;
+}
+
+/**
+ * Starts the anvil of one chain with its state file. The state is loaded only with the previous run's
+ * manifest entry for the chain (else the file is removed first, so the chain starts empty); a state file
+ * anvil cannot load is set aside as `<file>.unreadable` and the chain starts afresh.
+ */
+export async function launchChain(
+  spec: DevnetChainSpec,
+  port: number,
+  dataDir: string,
+  savedChains: readonly ChainConfig[],
+  logger?: Logger,
+): Promise<LaunchedChain> {
+  const stateFile = stateFileOf(dataDir, spec.key);
+  await mkdir(path.dirname(stateFile), { recursive: true });
+  const saved = savedChains.find((c) => c.key === spec.key && c.chainId === spec.chainId) ?? null;
+  const options = { port, chainId: spec.chainId, stateFile, stateIntervalSeconds: STATE_INTERVAL_SECONDS };
+  if (saved && existsSync(stateFile)) {
+    try {
+      return { anvil: await startAnvil(options), saved };
+    } catch (error) {
+      // Only a state anvil cannot load is set aside; a busy port is not the state's fault.
+      if (error instanceof Error && /already in use/.test(error.message)) throw error;
+      logger?.warn(
+        { chain: spec.key, err: error, stateFile },
+        'devnet state not loadable: starting the chain afresh',
+      );
+      await rename(stateFile, `${stateFile}.unreadable`);
+    }
+  } else {
+    await rm(stateFile, { force: true });
+  }
+  return { anvil: await startAnvil(options), saved: null };
+}
+
+/**
+ * A chain whose state was loaded: addresses from the previous manifest (the RPC URL from this run),
+ * roles from anvil's accounts, live strategies from Aqua's logs. Falls back to deploying and seeding
+ * when the saved contracts are not on the chain (a state file older than its manifest).
+ */
+export async function restoreChain(
+  spec: DevnetChainSpec,
+  rpcUrl: string,
+  saved: ChainConfig,
+): Promise<SeededChain> {
+  const rpc = devnetRpc(rpcUrl);
+  const [aquaCode, routerCode] = await Promise.all(
+    [saved.aqua, saved.router].map((address) => getCode(rpc, { address: address as Address })),
+  );
+  if (!aquaCode || aquaCode === '0x' || !routerCode || routerCode === '0x') return seedChain(spec, rpcUrl);
+
+  const accounts = (await rpc.request({ method: 'eth_accounts' })) as Address[];
+  const roles = rolesOf(accounts);
+  const tokens = Object.fromEntries(saved.tokens.map((t) => [t.symbol, getAddress(t.address)]));
+  const chain: SeededChain = {
+    spec,
+    config: { ...saved, rpcUrl },
+    rpc,
+    roles,
+    tokens,
+    live: [],
+    pilotStrategy: undefined,
+    random: seededRandom(spec.chainId ^ (Date.now() % 2 ** 31)),
+    nextSalt: () => 0n,
+    counts: { shipped: 0, docked: 0, swaps: 0, transactions: 0 },
+    scannedTo: 0n,
+  };
+  await discoverStrategies(chain);
+  chain.pilotStrategy = chain.live.find((s) => s.pilot);
+  let salt = largestSalt(chain.live.filter((s) => roles.makers.includes(s.maker)));
+  const floor = BigInt(spec.chainId) << 32n;
+  if (salt < floor) salt = floor;
+  // Docked strategies left the live list: step well past any salt the previous run could have used.
+  salt += 1n << 20n;
+  chain.nextSalt = () => ++salt;
+  return chain;
+}
