@@ -17,7 +17,7 @@ import { BUCKET_LIMITS } from './buckets.js';
 import { clientId, onlyMethods, type RateLimitOptions, rateLimit, requestId } from './conventions.js';
 import { sendError, sendJson } from './envelope.js';
 import { PersistedOperations } from './execute.js';
-import { createGraphqlServer, internalAuth } from './graphql.js';
+import { createGraphqlServer, graphqlGuard } from './graphql.js';
 import { healthRoutes, type ReadinessCheck } from './health.js';
 import type { RateLimits } from './rateLimit.js';
 import type { RestRoute } from './route.js';
@@ -58,7 +58,7 @@ export function createApp(options: AppOptions): (req: IncomingMessage, res: Serv
 
   const yoga = createGraphqlServer(services, schema);
   // yoga is a (req, res) listener; its typings do not name express's handler type.
-  app.use('/graphql', internalAuth(services), yoga as unknown as express.RequestHandler);
+  app.use('/graphql', ...graphqlGuard(services), yoga as unknown as express.RequestHandler);
 
   const jsonBody = express.json({ limit: config.bodyLimitBytes, strict: true, type: () => true });
   const requireJson = (req: Request, _res: Response, next: NextFunction) => {
