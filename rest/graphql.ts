@@ -67,8 +67,7 @@ type ServerContext = { req: Request; res: Response };
  * A document nested deeper than the parser's stack (`{ a { a { … 2000 levels`) threw a RangeError,
  * masked as a 500: it is the client's syntax error, as any other parse failure. graphql-armor's token
  * limit (registered before, so its parser is the one wrapped here) stops most such documents first;
- * its refusal answers 400 whatever the Accept header (yoga answers `application/json` callers 200 for
- * a parse error it flags `spec`).
+ * its refusal becomes a limit refusal (400, see limitRefusalsAre400).
  */
 const parseLimitsAre400: Plugin = {
   onParse({ parseFn, setParseFn }) {
