@@ -18,7 +18,7 @@ export const GRAPHQL_LIMITS = {
   aliases: 20,
   /** Field depth: the schema's deepest real path (strategies → strategies → tokens → …) is 4–5 levels. */
   depth: 10,
-  /** Lexer tokens: a full introspection query is ~400; also bounds the parser's time and recursion. */
+  /** Lexer tokens: a full introspection query is ~200; also bounds the parser's time and recursion. */
   tokens: 3_000,
   /** Directives per operation: a few @include/@skip; the schema defines no others. */
   directives: 10,

@@ -9,6 +9,7 @@
  * - ANALYTICS_TOKEN runs queries only, without key data; INTERNAL_TOKEN does everything;
  * - every key the response cache writes starts with the service's REDIS_PREFIX.
  */
+import { getIntrospectionQuery } from 'graphql';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -179,6 +180,19 @@ describe('/graphql refuses hostile documents with a 400 GraphQL error (graphql-a
     });
     expect(small.status).toBe(200);
     expect(small.body.errors).toBeUndefined();
+  });
+
+  it('a full introspection query (what GraphQL clients send first) passes them all', async () => {
+    const query = getIntrospectionQuery({
+      descriptions: true,
+      specifiedByUrl: true,
+      directiveIsRepeatable: true,
+      schemaDescription: true,
+      inputValueDeprecation: true,
+    });
+    const answer = await post(ANALYTICS_TOKEN, { query });
+    expect(answer.status).toBe(200);
+    expect(answer.body.errors).toBeUndefined();
   });
 
   it('the issue bomb is refused before anything runs', async () => {
