@@ -17,7 +17,7 @@ import { RateLimits } from './rest/rateLimit.js';
 import type { RestRoute } from './rest/route.js';
 import { routes } from './rest/routes/index.js';
 import { schema } from './schema/index.js';
-import { createDb } from './store/db.js';
+import { createAnalyticsDb, createDb } from './store/db.js';
 import { startEmbeddedPostgres } from './store/embedded.js';
 import { migrate } from './store/migrate.js';
 import { readRollup } from './store/rollups.js';
@@ -62,6 +62,8 @@ export async function startService(config: Config, options: ServiceOptions = {})
     const db = createDb(databaseUrl);
     stops.push(() => db.end());
     await migrate(db);
+    const analyticsDb = createAnalyticsDb(databaseUrl, config.analyticsStatementTimeoutMs);
+    stops.push(() => analyticsDb.end());
 
     let redis: Redis | undefined;
     if (config.redisUrl) {
@@ -114,7 +116,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
       config,
       typeof address === 'object' && address ? address.port : config.port,
     );
-    const services: Services = { config: listenConfig, logger, db, redis, registry, clients };
+    const services: Services = { config: listenConfig, logger, db, analyticsDb, redis, registry, clients };
     const limits = new RateLimits(redis, config.redisPrefix);
     const app = createApp({
       services,

@@ -58,6 +58,10 @@ const envSchema = z.object({
   PUBLIC_URL: z.string().url().optional(),
   OPERATOR_ORIGINS: z.string().optional(),
   INTERNAL_TOKEN: z.string().min(16).optional(),
+  /** Read-only bearer for /graphql: queries only, no mutation and no key data. */
+  ANALYTICS_TOKEN: z.string().min(16).optional(),
+  /** statement_timeout of the /graphql pool, so one analytics query cannot hold a connection for long. */
+  ANALYTICS_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(5000),
   DATABASE_URL: z.string().url().optional(),
   REDIS_URL: z.string().url().optional(),
   /** Prefix of every Redis key, so deployments (and test runs) can share one Redis. */
@@ -94,6 +98,8 @@ export interface Config {
   operatorOrigins: string[];
   internalToken: string;
   internalTokenGenerated: boolean;
+  analyticsToken: string | undefined;
+  analyticsStatementTimeoutMs: number;
   databaseUrl: string | undefined;
   redisUrl: string | undefined;
   redisPrefix: string;
@@ -148,6 +154,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     .filter(Boolean)
     .map(origin);
   const internalToken = e.INTERNAL_TOKEN ?? randomBytes(24).toString('base64url');
+  if (e.ANALYTICS_TOKEN !== undefined && e.ANALYTICS_TOKEN === e.INTERNAL_TOKEN) {
+    throw new Error('invalid configuration: ANALYTICS_TOKEN: must differ from INTERNAL_TOKEN');
+  }
   return {
     port: e.PORT,
     host: e.HOST,
@@ -155,6 +164,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     operatorOrigins,
     internalToken,
     internalTokenGenerated: e.INTERNAL_TOKEN === undefined,
+    analyticsToken: e.ANALYTICS_TOKEN,
+    analyticsStatementTimeoutMs: e.ANALYTICS_STATEMENT_TIMEOUT_MS,
     databaseUrl: e.DATABASE_URL,
     redisUrl: e.REDIS_URL,
     redisPrefix: e.REDIS_PREFIX,

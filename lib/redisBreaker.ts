@@ -179,26 +179,3 @@ export function redisDegraded(redis: Redis | undefined): boolean {
   if (redis === undefined) return false;
   return redis instanceof GuardedRedis ? redis.degraded : redis.status !== 'ready';
 }
-
-/**
- * The client for a cache that does not catch Redis failures itself (the GraphQL response cache): a
- * failed or refused read is a miss, a failed write or invalidation is skipped.
- */
-export function missOnFailure(redis: Redis): Redis {
-  const tolerant: Record<string | symbol, unknown> = {
-    get: (key: string) => redis.get(key).catch(() => null),
-    smembers: (key: string) => redis.smembers(key).catch(() => []),
-    keys: (pattern: string) => redis.keys(pattern).catch(() => []),
-    del: (keys: string[]) => redis.del(keys).catch(() => 0),
-    pipeline: () => {
-      const pipeline = redis.pipeline();
-      const exec = pipeline.exec.bind(pipeline);
-      pipeline.exec = () => exec().catch(() => null);
-      return pipeline;
-    },
-  };
-  return new Proxy(redis, {
-    get: (target, property) =>
-      Object.hasOwn(tolerant, property) ? tolerant[property] : Reflect.get(target, property, target),
-  });
-}

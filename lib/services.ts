@@ -10,6 +10,11 @@ export interface Services {
   config: Config;
   logger: Logger;
   db: Db;
+  /**
+   * The pool of /graphql (internal analytics): small, with a statement timeout, so no document sent
+   * there can take the connections of the public paths. Absent (tools, benches): /graphql uses `db`.
+   */
+  analyticsDb?: Db;
   redis: Redis | undefined;
   registry: ChainRegistry;
   clients: ChainClients;

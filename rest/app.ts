@@ -16,7 +16,7 @@ import { storeError } from '../store/db.js';
 import { clientId, onlyMethods, rateLimit, requestId } from './conventions.js';
 import { sendError, sendJson } from './envelope.js';
 import { PersistedOperations } from './execute.js';
-import { createGraphqlServer, internalAuth } from './graphql.js';
+import { createGraphqlServer, graphqlGuard } from './graphql.js';
 import { healthRoutes, type ReadinessCheck } from './health.js';
 import { keyGuard } from './keyGuard.js';
 import type { RateLimits } from './rateLimit.js';
@@ -61,7 +61,7 @@ export function createApp(options: AppOptions): (req: IncomingMessage, res: Serv
   app.use(
     '/graphql',
     rateLimit('graphql', limitOptions),
-    internalAuth(services),
+    ...graphqlGuard(services),
     yoga as unknown as express.RequestHandler,
   );
 

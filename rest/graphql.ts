@@ -1,15 +1,21 @@
-import { timingSafeEqual } from 'node:crypto';
-import { createRedisCache } from '@envelop/response-cache-redis';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { createInMemoryCache, useResponseCache } from '@graphql-yoga/plugin-response-cache';
 import type { Request, RequestHandler, Response } from 'express';
 import type { GraphQLSchema } from 'graphql';
-import { GraphQLError, isObjectType } from 'graphql';
+import { GraphQLError, getOperationAST, isObjectType } from 'graphql';
 import { createYoga, type Plugin } from 'graphql-yoga';
 import { ApiError, isApiError, toExtensions } from '../lib/errors.js';
-import { missOnFailure } from '../lib/redisBreaker.js';
 import type { Services } from '../lib/services.js';
-import { createContext, type GraphQLContext } from '../schema/context.js';
+import { createContext, type GraphQLContext, type GraphQLRole } from '../schema/context.js';
 import { sendError } from './envelope.js';
+import { createPrefixedRedisCache } from './graphqlCache.js';
+import {
+  armorPlugin,
+  concurrencyGate,
+  limitRefusal,
+  limitRefusalsAre400,
+  listCostPlugin,
+} from './graphqlLimits.js';
 import { STATS_CACHE_SECONDS } from './routes/catalogue.js';
 
 /**
@@ -57,18 +63,17 @@ export function maskError(error: unknown, message: string): Error {
 
 type ServerContext = { req: Request; res: Response };
 
-/** Tokens of a /graphql document: bounds the parser's time and recursion depth. */
-export const MAX_DOCUMENT_TOKENS = 5_000;
-
 /**
  * A document nested deeper than the parser's stack (`{ a { a { … 2000 levels`) threw a RangeError,
- * masked as a 500: it is the client's syntax error, as any other parse failure.
+ * masked as a 500: it is the client's syntax error, as any other parse failure. graphql-armor's token
+ * limit (registered before, so its parser is the one wrapped here) stops most such documents first;
+ * its refusal becomes a limit refusal (400, see limitRefusalsAre400).
  */
-const boundedParser: Plugin = {
+const parseLimitsAre400: Plugin = {
   onParse({ parseFn, setParseFn }) {
     setParseFn((source, options) => {
       try {
-        return parseFn(source, { ...options, maxTokens: MAX_DOCUMENT_TOKENS });
+        return parseFn(source, options);
       } catch (error) {
         if (!(error instanceof RangeError)) throw error;
         throw new GraphQLError('Syntax Error: the document is nested too deeply.', {
@@ -76,10 +81,34 @@ const boundedParser: Plugin = {
         });
       }
     });
+    return ({ result, replaceParseResult }) => {
+      if (result instanceof GraphQLError && /^Syntax Error: Token limit/.test(result.message)) {
+        replaceParseResult(
+          limitRefusal(result.message.replace(/^Syntax Error: /, ''), 'GRAPHQL_PARSE_FAILED'),
+        );
+      }
+    };
+  },
+};
+
+/** The analytics token runs queries only: a mutation is refused before it runs (403 FORBIDDEN). */
+const queriesOnlyForAnalytics: Plugin<GraphQLContext> = {
+  onExecute({ args, setResultAndStopExecution }) {
+    if (args.contextValue.role !== 'analytics') return;
+    const operation = getOperationAST(args.document, args.operationName ?? undefined);
+    if (operation?.operation === 'query') return;
+    const error = new ApiError('FORBIDDEN', 'The analytics token runs queries only.');
+    setResultAndStopExecution({
+      errors: [new GraphQLError(error.message, { extensions: toExtensions(error) })],
+    });
   },
 };
 
 export function createGraphqlServer(services: Services, schema: GraphQLSchema) {
+  // Every /graphql operation reads and writes through the analytics pool (small, statement timeout):
+  // the resolvers and loaders take the db from the context's services. One object for the server's
+  // life, as the per-services caches (pilot, tokens, list batchers) key on it.
+  const analytics: Services = { ...services, db: services.analyticsDb ?? services.db };
   return createYoga<ServerContext, GraphQLContext>({
     schema,
     graphqlEndpoint: '/graphql',
@@ -87,38 +116,62 @@ export function createGraphqlServer(services: Services, schema: GraphQLSchema) {
     landingPage: false,
     logging: false,
     maskedErrors: { maskError },
-    context: ({ res }) => createContext(services, String(res.locals.requestId ?? '')),
+    context: ({ res }) =>
+      createContext(analytics, String(res.locals.requestId ?? ''), {
+        role: (res.locals.graphqlRole as GraphQLRole | undefined) ?? 'analytics',
+      }),
     plugins: [
-      boundedParser,
+      armorPlugin(),
+      parseLimitsAre400,
+      limitRefusalsAre400,
+      listCostPlugin(),
+      queriesOnlyForAnalytics,
       useResponseCache({
         session: () => null,
         ttl: 0,
         ttlPerSchemaCoordinate: cacheTtlPerType(schema),
+        // The cached types (the roll-up's) change with time, never through a mutation.
+        invalidateViaMutation: false,
         includeExtensionMetadata: true,
         cache: services.redis
-          ? createRedisCache({ redis: missOnFailure(services.redis) })
+          ? createPrefixedRedisCache(services.redis, services.config.redisPrefix)
           : createInMemoryCache(),
       }),
     ],
   });
 }
 
+/** Constant-time, whatever the lengths: the digests are compared, never the strings. */
 function sameSecret(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
+  const digest = (s: string) => createHash('sha256').update(s).digest();
+  return timingSafeEqual(digest(a), digest(b));
 }
 
-/** /graphql is internal: only `Authorization: Bearer <INTERNAL_TOKEN>` passes. */
+/**
+ * /graphql is internal: `Authorization: Bearer <INTERNAL_TOKEN>` administers (every query and
+ * mutation, keys included), `Bearer <ANALYTICS_TOKEN>` (when configured) runs queries without key
+ * data. Both compared in constant time; anything else is the same 401.
+ */
 export function internalAuth(services: Services): RequestHandler {
+  const { internalToken, analyticsToken } = services.config;
   return (req, res, next) => {
     const header = req.headers.authorization ?? '';
     const token = header.startsWith('Bearer ') ? header.slice(7) : '';
-    if (token && sameSecret(token, services.config.internalToken)) return next();
+    const admin = token !== '' && sameSecret(token, internalToken);
+    const analytics = token !== '' && analyticsToken !== undefined && sameSecret(token, analyticsToken);
+    if (admin || analytics) {
+      res.locals.graphqlRole = (admin ? 'admin' : 'analytics') satisfies GraphQLRole;
+      return next();
+    }
     sendError(
       res,
       new ApiError('UNAUTHORIZED', 'A valid internal token is required.'),
       services.config.docsUrl,
     );
   };
+}
+
+/** What runs before yoga on /graphql: the token, then the bound on concurrent operations. */
+export function graphqlGuard(services: Services): RequestHandler[] {
+  return [internalAuth(services), concurrencyGate(services.config.docsUrl)];
 }

@@ -1,6 +1,15 @@
+import { ApiError } from '../lib/errors.js';
 import { createKey, listKeys, revokeKey } from '../resolvers/apiKeys.js';
 import type { ApiKeyRow } from '../store/apiKeys.js';
 import { builder } from './builder.js';
+import { canAdministerKeys, type GraphQLContext } from './context.js';
+
+/** Keys are the administration token's alone: the analytics token (or any other caller) is refused. */
+function requireKeyAdmin(ctx: GraphQLContext): void {
+  if (!canAdministerKeys(ctx)) {
+    throw new ApiError('FORBIDDEN', 'Key data and key administration need the administration token.');
+  }
+}
 
 const ApiKeyEnvironment = builder.enumType('ApiKeyEnvironment', {
   values: { TEST: { value: 'test' }, LIVE: { value: 'live' } } as const,
@@ -49,17 +58,29 @@ const ApiKey = builder.objectRef<ApiKeyRow>('ApiKey').implement({
 });
 
 builder.queryField('apiKeys', (t) =>
-  t.field({ type: [ApiKey], resolve: (_root, _args, ctx) => listKeys(ctx.services.db) }),
+  t.field({
+    type: [ApiKey],
+    resolve: (_root, _args, ctx) => {
+      requireKeyAdmin(ctx);
+      return listKeys(ctx.services.db);
+    },
+  }),
 );
 
 builder.mutationFields((t) => ({
   createApiKey: t.field({
     type: CreatedApiKey,
     args: { input: t.arg({ type: CreateApiKeyInput, required: true }) },
-    resolve: (_root, { input }, ctx) => createKey(ctx.services.db, input),
+    resolve: (_root, { input }, ctx) => {
+      requireKeyAdmin(ctx);
+      return createKey(ctx.services.db, input);
+    },
   }),
   revokeApiKey: t.boolean({
     args: { keyId: t.arg.string({ required: true }) },
-    resolve: (_root, { keyId }, ctx) => revokeKey(ctx.services.db, keyId),
+    resolve: (_root, { keyId }, ctx) => {
+      requireKeyAdmin(ctx);
+      return revokeKey(ctx.services.db, keyId);
+    },
   }),
 }));

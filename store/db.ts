@@ -4,12 +4,15 @@ import { ApiError } from '../lib/errors.js';
 export type Db = pg.Pool;
 
 /** numeric and bigint columns come back as strings; counts are parsed where they are read. */
-export function createDb(url: string, max = 10): Db {
+export function createDb(url: string, max = 10, settings: { statementTimeoutMs?: number } = {}): Db {
   const pool = new pg.Pool({
     connectionString: url,
     // Every statement here is a short indexed read or write: JIT compiling one costs milliseconds to
     // save microseconds (a cached plan of a batched list estimated above jit_above_cost took 12 ms).
-    options: '-c jit=off',
+    options:
+      settings.statementTimeoutMs === undefined
+        ? '-c jit=off'
+        : `-c jit=off -c statement_timeout=${Math.floor(settings.statementTimeoutMs)}`,
     max,
     connectionTimeoutMillis: 2000,
     idleTimeoutMillis: 30_000,
@@ -24,6 +27,21 @@ export function createDb(url: string, max = 10): Db {
   });
   return pool;
 }
+
+/**
+ * Connections of the /graphql pool. Internal analytics documents run there, never on the pool of the
+ * public paths: however many statements one document fans out to, it holds at most these connections
+ * (the rest wait for one, up to connectionTimeoutMillis), so the public paths keep theirs.
+ */
+export const ANALYTICS_POOL_SIZE = 3;
+
+/** The /graphql pool: small, and every statement cut at `statementTimeoutMs` (then 504 UPSTREAM_TIMEOUT). */
+export function createAnalyticsDb(url: string, statementTimeoutMs: number): Db {
+  return createDb(url, ANALYTICS_POOL_SIZE, { statementTimeoutMs });
+}
+
+/** SQLSTATE 57014 query_canceled: statement_timeout cut the statement. */
+const STATEMENT_TIMEOUT_CODE = '57014';
 
 const UNAVAILABLE_CODES = new Set([
   'ECONNREFUSED',
@@ -40,6 +58,11 @@ export function storeError(error: unknown): unknown {
   if (error instanceof ApiError) return error;
   const code = (error as { code?: unknown } | null)?.code;
   const message = error instanceof Error ? error.message : '';
+  if (code === STATEMENT_TIMEOUT_CODE) {
+    return new ApiError('UPSTREAM_TIMEOUT', 'The query took longer than the data store allows.', {
+      cause: error,
+    });
+  }
   if (
     (typeof code === 'string' && (UNAVAILABLE_CODES.has(code) || code.startsWith('08'))) ||
     /Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect/i.test(message)

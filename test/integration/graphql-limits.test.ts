@@ -1,0 +1,386 @@
+/**
+ * /graphql amplification (issue 16 item 3) and its response cache's Redis keys (item 5), over a socket
+ * against a started service on the machine's Postgres and Redis:
+ * - graphql-armor and the list cost refuse hostile documents with a 400 GraphQL error;
+ * - the issue's bomb (210 aliases of a 100-strategy page with 100 swaps each), three at once, leaves a
+ *   paced public load on /api/strategies and /api/stats fast and without a 5xx;
+ * - analytics statements run on their own small pool with a statement timeout: statements stuck
+ *   behind a lock are cut (504 UPSTREAM_TIMEOUT) and cannot take the public paths' connections;
+ * - ANALYTICS_TOKEN runs queries only, without key data; INTERNAL_TOKEN does everything;
+ * - every key the response cache writes starts with the service's REDIS_PREFIX.
+ */
+import { getIntrospectionQuery } from 'graphql';
+import { Redis } from 'ioredis';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { refreshRollup } from '../../indexer/rollup.js';
+import { GRAPHQL_CONCURRENCY, GRAPHQL_LIMITS } from '../../rest/graphqlLimits.js';
+import { fixtureChains, insertStrategy, insertSwap } from '../helpers/catalogue.js';
+import { bombBody } from '../helpers/graphqlBomb.js';
+import { type Sample, send, tally } from '../helpers/load.js';
+import { MACHINE_REDIS } from '../helpers/postgres.js';
+import { INTERNAL_TOKEN, startTestService, type TestService } from '../helpers/service.js';
+
+const ANALYTICS_TOKEN = 'test-analytics-token-9876543210';
+const STATEMENT_TIMEOUT_MS = 1000;
+const STRATEGIES = 100;
+const chains = fixtureChains();
+const base = chains[0]!;
+
+let svc: TestService;
+let databaseUrl: string;
+
+interface GraphqlAnswer {
+  status: number;
+  body: {
+    data?: Record<string, unknown> | null;
+    errors?: { message: string; extensions?: { code?: string; http?: { status?: number } } }[];
+    error?: { code: string; message: string };
+  };
+  ms: number;
+  retryAfter: string | null;
+}
+
+async function post(token: string, body: string | Record<string, unknown>): Promise<GraphqlAnswer> {
+  const started = performance.now();
+  const res = await svc.get('/graphql', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  const parsed = (await res.json()) as GraphqlAnswer['body'];
+  return {
+    status: res.status,
+    body: parsed,
+    ms: performance.now() - started,
+    retryAfter: res.headers.get('retry-after'),
+  };
+}
+
+const codes = (a: GraphqlAnswer) => (a.body.errors ?? []).map((e) => e.extensions?.code);
+
+let client = 0;
+/** A public read from a client of its own (TRUST_PROXY), so no bucket refuses it. */
+function publicRead(i: number): Promise<Sample> {
+  client++;
+  const path = i % 2 === 0 ? `/api/strategies?chain=${base.key}&limit=20` : '/api/stats';
+  return send(
+    svc.url,
+    {
+      name: path.split('?')[0]!,
+      path,
+      init: { headers: { 'x-forwarded-for': `203.0.${(client >> 8) & 255}.${client & 255}` } },
+    },
+    10_000,
+  );
+}
+
+/** Public reads every `everyMs` until `done()` (and at least `minMs`); every answer kept. */
+async function pacedPublicLoad(done: () => boolean, minMs: number, everyMs = 20): Promise<Sample[]> {
+  const pending: Promise<Sample>[] = [];
+  const started = Date.now();
+  for (let i = 0; !done() || Date.now() - started < minMs; i++) {
+    if (Date.now() - started > 30_000) break;
+    pending.push(publicRead(i));
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+  return Promise.all(pending);
+}
+
+function p99(samples: readonly Sample[]): number {
+  const ms = samples.map((s) => s.ms).sort((a, b) => a - b);
+  return ms[Math.min(ms.length - 1, Math.floor(ms.length * 0.99))] ?? 0;
+}
+
+beforeAll(async () => {
+  svc = await startTestService({
+    chains,
+    env: {
+      TRUST_PROXY: '1',
+      INDEXER: 'off',
+      REDIS_URL: MACHINE_REDIS,
+      ANALYTICS_TOKEN,
+      ANALYTICS_STATEMENT_TIMEOUT_MS: String(STATEMENT_TIMEOUT_MS),
+    },
+  });
+  databaseUrl = String(svc.services.config.databaseUrl);
+  const db = svc.services.db;
+  const T0 = Date.parse('2025-06-01T00:00:00Z');
+  const at = (minutes: number) => new Date(T0 + minutes * 60_000).toISOString();
+  for (let i = 0; i < STRATEGIES; i++) {
+    const s = await insertStrategy(db, {
+      chain: base,
+      symbols: ['USDC', 'USDT'],
+      shippedAt: at(i),
+      salt: BigInt(i + 1),
+      swapCount: 1,
+    });
+    await insertSwap(db, {
+      chain: base.key,
+      hash: s.hash,
+      maker: '0x0000000000000000000000000000000000000001',
+      tokenIn: base.tokens[0]!.address.toLowerCase(),
+      tokenOut: base.tokens[1]!.address.toLowerCase(),
+      block: 1000 + i,
+      at: at(i + 1),
+    });
+  }
+  await refreshRollup(db, chains);
+}, 60_000);
+
+afterAll(async () => {
+  await svc?.stop();
+});
+
+describe('/graphql refuses hostile documents with a 400 GraphQL error (graphql-armor, list cost)', () => {
+  const refused = async (query: string, pattern: RegExp, variables?: Record<string, unknown>) => {
+    const answer = await post(INTERNAL_TOKEN, { query, variables });
+    expect(answer.status, query.slice(0, 80)).toBe(400);
+    expect(answer.body.data ?? null).toBeNull();
+    expect(answer.body.errors?.map((e) => e.message).join(' | ')).toMatch(pattern);
+  };
+
+  it('too many aliases', async () => {
+    const n = GRAPHQL_LIMITS.aliases + 1;
+    await refused(
+      `{ ${Array.from({ length: n }, (_, i) => `v${i}: serviceVersion`).join(' ')} }`,
+      /Aliases limit/,
+    );
+    const ok = await post(INTERNAL_TOKEN, {
+      query: `{ ${Array.from({ length: n - 1 }, (_, i) => `v${i}: serviceVersion`).join(' ')} }`,
+    });
+    expect(ok.status).toBe(200);
+  });
+
+  it('too deep', async () => {
+    const levels = GRAPHQL_LIMITS.depth + 2;
+    const inner = `${'ofType { '.repeat(levels)}name${' }'.repeat(levels)}`;
+    await refused(`{ __type(name: "Query") { fields { type { ${inner} } } } }`, /depth limit/i);
+  });
+
+  it('too many tokens', async () => {
+    await refused(`{ ${'serviceVersion '.repeat(GRAPHQL_LIMITS.tokens)} }`, /Token limit/);
+  });
+
+  it('too many directives', async () => {
+    const n = GRAPHQL_LIMITS.directives + 1;
+    await refused(`{ serviceVersion ${'@include(if: true) '.repeat(n)} }`, /Directives limit/);
+  });
+
+  it('too costly: list sizes times nesting, literal or through variables', async () => {
+    const nested = (limit: string) =>
+      `strategies(limit: ${limit}) { strategies { hash recentSwaps(limit: 100) { txHash amountIn amountOut } } }`;
+    await refused(`{ ${nested('100')} }`, /list cost/);
+    await refused(`query($l: Int) { ${nested('$l')} }`, /list cost/, { l: 100 });
+    // A variable's default counts as well.
+    await refused(`query($l: Int = 100) { ${nested('$l')} }`, /list cost/);
+    const small = await post(INTERNAL_TOKEN, {
+      query: `query($l: Int) { ${nested('$l')} }`,
+      variables: { l: 5 },
+    });
+    expect(small.status).toBe(200);
+    expect(small.body.errors).toBeUndefined();
+  });
+
+  it('a full introspection query (what GraphQL clients send first) passes them all', async () => {
+    const query = getIntrospectionQuery({
+      descriptions: true,
+      specifiedByUrl: true,
+      directiveIsRepeatable: true,
+      schemaDescription: true,
+      inputValueDeprecation: true,
+    });
+    const answer = await post(ANALYTICS_TOKEN, { query });
+    expect(answer.status).toBe(200);
+    expect(answer.body.errors).toBeUndefined();
+  });
+
+  it('the issue bomb is refused before anything runs', async () => {
+    const answer = await post(INTERNAL_TOKEN, bombBody());
+    expect(answer.status).toBe(400);
+    expect(answer.body.data ?? null).toBeNull();
+  });
+
+  it('the REST facade is not bound by them: its persisted documents run as before', async () => {
+    const res = await svc.get(`/api/strategies?chain=${base.key}&limit=100`, {
+      headers: { 'x-forwarded-for': '198.18.0.1' },
+    });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { data: { strategies: unknown[] } };
+    expect(body.data.strategies).toHaveLength(100);
+  });
+});
+
+describe('analytics work cannot starve the public paths', () => {
+  /** The bound on the public p99: generous for a busy shared box, far below the seconds of a starved pool. */
+  let bound = 400;
+  beforeAll(async () => {
+    const idle = await pacedPublicLoad(() => true, 2_000);
+    bound = Math.max(400, 2.5 * p99(idle));
+    console.log('public load alone', JSON.stringify({ p99: p99(idle), n: idle.length, bound }));
+  }, 30_000);
+
+  it('three bombs at once: public p99 stays low and nothing answers 5xx', async () => {
+    let settled = 0;
+    const bombs = Array.from({ length: 3 }, () =>
+      post(INTERNAL_TOKEN, bombBody()).finally(() => {
+        settled++;
+      }),
+    );
+    const samples = await pacedPublicLoad(() => settled === 3, 2_000);
+    const answers = await Promise.all(bombs);
+    const failed = samples.filter((s) => s.status !== 200);
+    const summary = { p99: p99(samples), n: samples.length, tally: tally(samples) };
+    console.log(
+      'bomb × 3 under public load',
+      JSON.stringify(summary),
+      answers.map((a) => a.status).join(','),
+    );
+    expect(failed, JSON.stringify(summary)).toEqual([]);
+    expect(summary.p99, JSON.stringify(summary)).toBeLessThan(bound);
+  }, 60_000);
+
+  it('statements stuck behind a lock are cut by the statement timeout, keep to their own pool, and the gate bounds the queue', async () => {
+    const locker = new pg.Client({ connectionString: databaseUrl });
+    await locker.connect();
+    try {
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE swaps IN ACCESS EXCLUSIVE MODE');
+      const query = '{ strategies(limit: 1) { strategies { hash recentSwaps(limit: 1) { txHash } } } }';
+      let settled = 0;
+      // More than the gate admits (running + waiting): the surplus is turned away at once.
+      const admitted = GRAPHQL_CONCURRENCY.running + GRAPHQL_CONCURRENCY.waiting;
+      const stuck = Array.from({ length: admitted + 3 }, () =>
+        post(INTERNAL_TOKEN, { query }).finally(() => {
+          settled++;
+        }),
+      );
+      // The lock is held at most this long: past it, a statement without a timeout would finish.
+      const release = setTimeout(() => void locker.query('ROLLBACK').catch(() => {}), 20_000);
+      const samples = await pacedPublicLoad(() => settled === stuck.length, 1_500);
+      const answers = await Promise.all(stuck);
+      clearTimeout(release);
+      const summary = {
+        p99: p99(samples),
+        n: samples.length,
+        tally: tally(samples),
+        analytics: answers.map((a) => `${a.status} ${codes(a).join(',')} ${Math.round(a.ms)}ms`),
+      };
+      console.log('analytics pool held by a lock', JSON.stringify(summary));
+      const gated = answers.filter((a) => a.body.error !== undefined);
+      const ran = answers.filter((a) => a.body.error === undefined);
+      expect(gated.length, JSON.stringify(summary)).toBeGreaterThanOrEqual(1);
+      for (const a of gated) {
+        expect(a.status).toBe(503);
+        expect(a.body.error?.code).toBe('UPSTREAM_UNAVAILABLE');
+        expect(a.retryAfter).toBe('1');
+        expect(a.ms).toBeLessThan(STATEMENT_TIMEOUT_MS * 2);
+      }
+      // The first statements are cut by the timeout; the rest are cut too, or find no connection of the
+      // small pool in time: all retryable, never a hang until the lock goes.
+      const first = ran.reduce((a, b) => (a.ms < b.ms ? a : b));
+      expect(first.status, JSON.stringify(first.body)).toBe(504);
+      expect(codes(first)).toContain('UPSTREAM_TIMEOUT');
+      expect(first.ms).toBeLessThan(STATEMENT_TIMEOUT_MS * 3);
+      for (const a of ran) {
+        expect(a.status, JSON.stringify(a.body)).toBeGreaterThanOrEqual(503);
+        expect(codes(a)[0]).toMatch(/^UPSTREAM_(TIMEOUT|UNAVAILABLE)$/);
+        expect(a.ms).toBeLessThan(18_000);
+      }
+      expect(
+        samples.filter((s) => s.status !== 200),
+        JSON.stringify(summary),
+      ).toEqual([]);
+      expect(summary.p99, JSON.stringify(summary)).toBeLessThan(bound);
+    } finally {
+      await locker.query('ROLLBACK').catch(() => {});
+      await locker.end();
+    }
+  }, 60_000);
+});
+
+describe('tokens: INTERNAL_TOKEN administers, ANALYTICS_TOKEN reads', () => {
+  const createKey = 'mutation { createApiKey(input: { environment: TEST, label: "t" }) { key keyId } }';
+
+  it('the analytics token runs queries', async () => {
+    const answer = await post(ANALYTICS_TOKEN, { query: '{ stats { source } serviceVersion }' });
+    expect(answer.status).toBe(200);
+    expect(answer.body.errors).toBeUndefined();
+  });
+
+  it('the analytics token may not run a mutation, nor read key data', async () => {
+    const before = await svc.services.db.query('SELECT count(*)::int AS n FROM api_keys');
+    const mutation = await post(ANALYTICS_TOKEN, { query: createKey });
+    expect(mutation.status).toBe(403);
+    expect(codes(mutation)).toEqual(['FORBIDDEN']);
+    const after = await svc.services.db.query('SELECT count(*)::int AS n FROM api_keys');
+    expect(after.rows[0].n).toBe(before.rows[0].n);
+    const revoke = await post(ANALYTICS_TOKEN, { query: 'mutation { revokeApiKey(keyId: "x") }' });
+    expect(revoke.status).toBe(403);
+    const keys = await post(ANALYTICS_TOKEN, { query: '{ apiKeys { keyId label } }' });
+    expect(keys.status).toBe(403);
+    expect(codes(keys)).toEqual(['FORBIDDEN']);
+    // Beside other fields, the key field alone is refused.
+    const mixed = await post(ANALYTICS_TOKEN, { query: '{ serviceVersion apiKeys { keyId } }' });
+    expect(mixed.body.data ?? null).toBeNull();
+    expect(codes(mixed)).toEqual(['FORBIDDEN']);
+  });
+
+  it('the internal token does everything', async () => {
+    const created = await post(INTERNAL_TOKEN, { query: createKey });
+    expect(created.status).toBe(200);
+    const keyId = (created.body.data!.createApiKey as { keyId: string }).keyId;
+    const keys = await post(INTERNAL_TOKEN, { query: '{ apiKeys { keyId } }' });
+    expect(keys.status).toBe(200);
+    expect((keys.body.data!.apiKeys as { keyId: string }[]).map((k) => k.keyId)).toContain(keyId);
+    const revoked = await post(INTERNAL_TOKEN, { query: `mutation { revokeApiKey(keyId: "${keyId}") }` });
+    expect(revoked.body.data?.revokeApiKey).toBe(true);
+  });
+
+  it('anything else is the same 401', async () => {
+    const bodies = new Set<string>();
+    for (const token of [`${ANALYTICS_TOKEN}x`, ANALYTICS_TOKEN.slice(0, -1), `${INTERNAL_TOKEN}x`, 'nope']) {
+      const answer = await post(token, { query: '{ serviceVersion }' });
+      expect(answer.status).toBe(401);
+      expect(answer.body.error?.code).toBe('UNAUTHORIZED');
+      bodies.add(answer.body.error!.message);
+    }
+    expect(bodies.size).toBe(1);
+  });
+});
+
+describe('the /graphql response cache on Redis', () => {
+  it('writes only keys under the service REDIS_PREFIX', async () => {
+    const redis = svc.services.redis!;
+    const prefix = svc.services.config.redisPrefix;
+    // The service's own connection, told apart from other tenants of the machine's Redis.
+    const info = String(await redis.call('CLIENT', 'INFO'));
+    const address = /\baddr=(\S+)/.exec(info)?.[1];
+    expect(address).toBeTruthy();
+    const monitor = await new Redis(MACHINE_REDIS).monitor();
+    const written: string[] = [];
+    monitor.on('monitor', (_time: string, args: string[], source: string) => {
+      if (source !== address) return;
+      const command = String(args[0]).toLowerCase();
+      if (['set', 'sadd', 'setex', 'psetex', 'mset', 'hset', 'del', 'expire', 'pexpire'].includes(command)) {
+        written.push(String(args[1]));
+      }
+    });
+    try {
+      // A document of this run alone, so its cache entry is written now.
+      const query = `{ s${Date.now()}: stats { source totals { strategies } } }`;
+      const first = await post(INTERNAL_TOKEN, { query });
+      expect(first.status).toBe(200);
+      const second = await post(INTERNAL_TOKEN, { query });
+      expect(
+        (second.body as { extensions?: { responseCache?: { hit?: boolean } } }).extensions?.responseCache
+          ?.hit,
+      ).toBe(true);
+      await new Promise((r) => setTimeout(r, 200));
+    } finally {
+      monitor.disconnect();
+    }
+    expect(written.length).toBeGreaterThan(0);
+    expect(written.filter((key) => !key.startsWith(prefix))).toEqual([]);
+  });
+});
