@@ -2,9 +2,10 @@ import { mkdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { type Logger, pino } from 'pino';
 import { type ChainConfig, chainsFileSchema } from '../lib/config.js';
+import { type PartStatus, type Supervised, supervise } from '../lib/supervisor.js';
 import { type Anvil, startAnvil } from './anvil.js';
 import { startActivityBot } from './bot.js';
-import { DEVNET_CHAINS, type SeededChain, seedChain } from './seed.js';
+import { DEVNET_CHAINS, type DevnetChainSpec, type SeededChain, seedChain } from './seed.js';
 
 export interface StartDevnetOptions {
   /** Port of the first chain (base); arc and baseSepolia use the next two. */
@@ -14,11 +15,15 @@ export interface StartDevnetOptions {
   /** Milliseconds between the activity bot's ticks. */
   activityMs: number;
   logger?: Logger;
+  /** Told every change of an anvil's supervision state (devnet/main.ts passes them to its parent). */
+  onPartState?(status: PartStatus): void;
 }
 
 export interface Devnet {
   chains: ChainConfig[];
   manifestPath: string;
+  /** The supervised parts (each anvil; a devnet in a child process, that process too). */
+  parts?(): PartStatus[];
   /** Stops the activity bot, then every anvil. */
   stop(): Promise<void>;
 }
@@ -72,7 +77,55 @@ export async function startDevnet(options: StartDevnetOptions): Promise<Devnet> 
     throw error;
   }
 
-  const bot = startActivityBot(seeded, options.activityMs, logger);
+  let bot = startActivityBot(seeded, options.activityMs, logger);
+  let stopped = false;
+  // Seeding needs the chain's accounts to itself (the bot's sends would take the nonces it counts on):
+  // the bot stops meanwhile, and seedings run one at a time.
+  let seeding: Promise<unknown> = Promise.resolve();
+  const seedAgain = (spec: DevnetChainSpec, i: number, rpcUrl: string): Promise<void> => {
+    const run = seeding.then(async () => {
+      await bot.stop();
+      try {
+        const again = await seedChain(spec, rpcUrl);
+        if (JSON.stringify(again.config) !== JSON.stringify(seeded[i]!.config))
+          logger.error({ chain: spec.key }, 'devnet chain seeded again at other addresses: manifest stale');
+        seeded[i] = again;
+      } finally {
+        if (!stopped) bot = startActivityBot(seeded, options.activityMs, logger);
+      }
+    });
+    seeding = run.catch(() => {});
+    return run;
+  };
+  // Each anvil that dies is started again on its port. Its chain comes back empty unless the anvil
+  // keeps its state: then the contracts are deployed and seeded again (the same addresses, since the
+  // deployer's nonces are the same), and the bot works on the new chain.
+  const restartChain = async (spec: DevnetChainSpec, i: number): Promise<Anvil> => {
+    const anvil = await startAnvil({ port: options.basePort + spec.portOffset, chainId: spec.chainId });
+    try {
+      if (!(await hasCode(anvil.rpcUrl, seeded[i]!.config.aqua))) {
+        await seedAgain(spec, i, anvil.rpcUrl);
+        logger.info({ chain: spec.key }, 'devnet chain restarted empty: deployed and seeded again');
+      }
+    } catch (error) {
+      await anvil.stop();
+      throw error;
+    }
+    return anvil;
+  };
+  const supervisors: Supervised<Anvil>[] = await Promise.all(
+    DEVNET_CHAINS.map((spec, i) =>
+      supervise<Anvil>({
+        name: `anvil ${spec.key}`,
+        logger,
+        initial: anvils[i]!,
+        start: () => restartChain(spec, i),
+        exited: (anvil) => pidGone(anvil.pid),
+        stop: (anvil) => anvil.stop(),
+        onChange: options.onPartState,
+      }),
+    ),
+  );
   logger.info(
     { manifestPath, ms: Math.round(performance.now() - started), rpc: chains.map((c) => c.rpcUrl) },
     'devnet ready',
@@ -82,15 +135,46 @@ export async function startDevnet(options: StartDevnetOptions): Promise<Devnet> 
   return {
     chains,
     manifestPath,
+    parts: () => supervisors.map((s) => s.status()),
     stop() {
       stopping ??= (async () => {
+        stopped = true;
         await bot.stop();
+        // Supervision stops before the anvils do: an anvil stopped on purpose is not restarted.
+        await Promise.allSettled(supervisors.map((s) => s.stop()));
         await stopAnvils();
         logger.info('devnet stopped');
       })();
       return stopping;
     },
   };
+}
+
+/** Resolves once no process has this pid any more (node reaps its children as they exit). */
+function pidGone(pid: number): Promise<string> {
+  return new Promise((resolve) => {
+    const timer = setInterval(() => {
+      try {
+        process.kill(pid, 0);
+      } catch {
+        clearInterval(timer);
+        resolve(`anvil (pid ${pid}) ended`);
+      }
+    }, 200);
+    timer.unref();
+  });
+}
+
+/** Whether the contract exists on the chain (a restarted anvil that kept its state has it). */
+async function hasCode(rpcUrl: string, address: string): Promise<boolean> {
+  const res = await fetch(rpcUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getCode', params: [address, 'latest'] }),
+    signal: AbortSignal.timeout(3000),
+  });
+  const body = (await res.json()) as { result?: string };
+  return typeof body.result === 'string' && body.result !== '0x';
 }
 
 /** Validated against the chains-file schema, written atomically (a reader never sees half a file). */
