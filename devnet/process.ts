@@ -42,12 +42,21 @@ const MAIN = fileURLToPath(new URL('./main.ts', import.meta.url));
 export async function spawnDevnet(options: SpawnDevnetOptions): Promise<Devnet> {
   const logger = options.logger ?? pino({ level: 'silent' });
   const anvils = new Map<string, PartStatus>();
+  let firstRun: DevnetRun | undefined;
   const supervisor = await supervise<DevnetRun>({
     name: 'devnet',
     logger,
-    start: () => {
+    start: async () => {
       anvils.clear();
-      return spawnDevnetRun(options, (status) => anvils.set(status.name, status));
+      const run = await spawnDevnetRun(options, (status) => anvils.set(status.name, status));
+      // The service keeps the chains of the first run: a devnet seeded elsewhere would not be them.
+      if (firstRun && JSON.stringify(run.chains) !== JSON.stringify(firstRun.chains))
+        logger.error(
+          { manifestPath: run.manifestPath },
+          'devnet came back with other chains: restart the service',
+        );
+      firstRun ??= run;
+      return run;
     },
     exited: (run) => run.exited,
     stop: (run) => run.stop(),

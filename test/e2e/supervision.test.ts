@@ -30,9 +30,10 @@ beforeAll(async () => {
       // Each read of the test comes as another client (X-Forwarded-For): polling never meets a bucket.
       TRUST_PROXY: '1',
     },
-    { baseEnv: { PATH: process.env.PATH, HOME: process.env.HOME } },
+    // A default-mode start (three chains seeded, Postgres initialised) takes minutes on a busy machine.
+    { baseEnv: { PATH: process.env.PATH, HOME: process.env.HOME }, timeoutMs: 240_000 },
   );
-}, 120_000);
+}, 250_000);
 
 afterAll(async () => {
   await service?.kill();
@@ -68,6 +69,20 @@ function anvilPid(port: number): number {
 }
 
 let client = 0;
+
+/** The devnet child process of the service (its parent is the service, its script devnet/main.ts). */
+function devnetPid(): number {
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      const args = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+      if (ppid === service.child.pid && args.includes('devnet/main.ts')) return Number(entry);
+    } catch {}
+  }
+  throw new Error('no devnet process');
+}
 
 interface Outage {
   /** The /readyz messages seen while not ready. */
@@ -140,13 +155,38 @@ describe('supervision in the default mode', () => {
     await eventually(
       'baseSepolia strategies indexed again',
       async () => {
-        const res = await fetch(`${service.url}/api/strategies?chain=baseSepolia&limit=5`);
+        const res = await fetch(`${service.url}/api/strategies?chain=baseSepolia&limit=5`, {
+          headers: { 'X-Forwarded-For': '10.3.0.1' },
+        });
         const body = (await res.json()) as { data?: { strategies: unknown[] } };
         return (body.data?.strategies.length ?? 0) > 0;
       },
       20_000,
+      500,
     );
   }, 70_000);
+
+  it('restarts a killed devnet process: its chains come back on their ports, seeded at the same addresses', async () => {
+    const before = devnetPid();
+    process.kill(before, 'SIGKILL');
+    const outage = await watchOutage('/api/strategies?chain=base&limit=5', 90_000);
+    expect(outage.notReady.some((m) => m.includes('devnet'))).toBe(true);
+    expect(outage.reads.filter((s) => s !== 200 && s !== 503)).toEqual([]);
+    expect(devnetPid()).not.toBe(before);
+    // The chains the service knows (from the first manifest) are the chains the new devnet serves.
+    await eventually(
+      'base strategies indexed again',
+      async () => {
+        const res = await fetch(`${service.url}/api/strategies?chain=base&limit=5`, {
+          headers: { 'X-Forwarded-For': '10.2.0.1' },
+        });
+        const body = (await res.json()) as { data?: { strategies: unknown[] } };
+        return (body.data?.strategies.length ?? 0) > 0;
+      },
+      20_000,
+      500,
+    );
+  }, 120_000);
 
   it('a stopping service does not bring back what it stops', async () => {
     const pgPid = postmasterPid();
