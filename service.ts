@@ -9,6 +9,7 @@ import { type ChainConfig, type Config, withListenPort } from './lib/config.js';
 import { createLogger, type Logger } from './lib/logger.js';
 import { GuardedRedis } from './lib/redisBreaker.js';
 import type { Services } from './lib/services.js';
+import { type PartStatus, partsDown, type Supervised, supervise } from './lib/supervisor.js';
 import { createApp } from './rest/app.js';
 import { mountDocs } from './rest/docs.js';
 import { drainable } from './rest/drain.js';
@@ -18,7 +19,7 @@ import type { RestRoute } from './rest/route.js';
 import { routes } from './rest/routes/index.js';
 import { schema } from './schema/index.js';
 import { createAnalyticsDb, createDb } from './store/db.js';
-import { startEmbeddedPostgres } from './store/embedded.js';
+import { type EmbeddedDatabase, startEmbeddedPostgres } from './store/embedded.js';
 import { migrate } from './store/migrate.js';
 import { readRollup } from './store/rollups.js';
 import { mountWeb } from './web/mount.js';
@@ -52,11 +53,27 @@ export async function startService(config: Config, options: ServiceOptions = {})
     for (const stop of [stopHttp, ...stops.reverse()])
       await stop?.().catch((err: unknown) => logger.warn({ err }, 'stop failed'));
   };
+  // What the service started itself (embedded Postgres, devnet): /readyz names a part that is down.
+  const parts: Array<() => PartStatus[]> = [];
   try {
     let databaseUrl = config.databaseUrl;
     if (!databaseUrl) {
+      // Restarted on its data directory and port when it dies: the pool's next connections find it
+      // again, and meanwhile the store's callers answer 503 (store/db.ts).
       const embedded = await startEmbeddedPostgres({ dataDir: config.dataDir, logger });
-      stops.push(() => embedded.stop());
+      const postgres: Supervised<EmbeddedDatabase> = await supervise({
+        name: 'embedded postgres',
+        logger,
+        initial: embedded,
+        start: async () => {
+          await embedded.restart();
+          return embedded;
+        },
+        exited: (server) => server.exited(),
+        stop: (server) => server.stop(),
+      });
+      stops.push(() => postgres.stop());
+      parts.push(() => [postgres.status()]);
       databaseUrl = embedded.url;
     }
     const db = createDb(databaseUrl);
@@ -92,8 +109,10 @@ export async function startService(config: Config, options: ServiceOptions = {})
         dataDir: config.dataDir,
         activityMs: config.devnetActivityMs,
         logLevel: config.logLevel === 'info' ? 'warn' : config.logLevel,
+        logger,
       });
       stops.push(() => devnet.stop());
+      parts.push(() => devnet.parts?.() ?? []);
       registry = loadChains(config, devnet.chains);
     }
     const clients = createChainClients(registry, { rpcTimeoutMs: config.rpcTimeoutMs });
@@ -124,7 +143,10 @@ export async function startService(config: Config, options: ServiceOptions = {})
       limits,
       routes: [...routes, ...(options.extraRoutes ?? [])],
       // Ready once the first roll-up exists (written by this process's indexer or another one).
-      readiness: [async () => ((await readRollup(db)) ? null : 'first roll-up not written yet')],
+      readiness: [
+        async () => partsDown(parts.flatMap((list) => list())),
+        async () => ((await readRollup(db)) ? null : 'first roll-up not written yet'),
+      ],
       mount: (app) => {
         mountWeb(app, { publicUrl: listenConfig.publicUrl });
         mountDocs(app, { routes, publicUrl: listenConfig.publicUrl, docsUrl: listenConfig.docsUrl });

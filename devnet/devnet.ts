@@ -2,10 +2,18 @@ import { mkdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { type Logger, pino } from 'pino';
 import { type ChainConfig, chainsFileSchema } from '../lib/config.js';
-import type { Anvil } from './anvil.js';
+import { type PartStatus, type Supervised, supervise } from '../lib/supervisor.js';
+import { type Anvil, startAnvil } from './anvil.js';
 import { startActivityBot } from './bot.js';
-import { type LaunchedChain, launchChain, readSavedChains, restoreChain } from './persist.js';
-import { DEVNET_CHAINS, type SeededChain, seedChain } from './seed.js';
+import {
+  type LaunchedChain,
+  launchChain,
+  readSavedChains,
+  restoreChain,
+  STATE_INTERVAL_SECONDS,
+  stateFileOf,
+} from './persist.js';
+import { DEVNET_CHAINS, type DevnetChainSpec, type SeededChain, seedChain } from './seed.js';
 
 export interface StartDevnetOptions {
   /** Port of the first chain (base); arc and baseSepolia use the next two. */
@@ -15,11 +23,15 @@ export interface StartDevnetOptions {
   /** Milliseconds between the activity bot's ticks. */
   activityMs: number;
   logger?: Logger;
+  /** Told every change of an anvil's supervision state (devnet/main.ts passes them to its parent). */
+  onPartState?(status: PartStatus): void;
 }
 
 export interface Devnet {
   chains: ChainConfig[];
   manifestPath: string;
+  /** The supervised parts (each anvil; a devnet in a child process, that process too). */
+  parts?(): PartStatus[];
   /** Stops the activity bot, then every anvil. */
   stop(): Promise<void>;
 }
@@ -40,9 +52,9 @@ export async function startDevnet(options: StartDevnetOptions): Promise<Devnet> 
   const stopAnvils = () => Promise.allSettled(anvils.map((a) => a.stop())).then(() => undefined);
 
   let seeded: SeededChain[];
-  // A chain whose state the previous run left (devnet/persist.ts) is restored, not seeded again.
-  const savedChains = readSavedChains(manifestPathOf(options.dataDir));
   try {
+    // A chain whose state the previous run left (devnet/persist.ts) is restored, not seeded again.
+    const savedChains = readSavedChains(manifestPathOf(options.dataDir));
     const launches = await Promise.allSettled(
       DEVNET_CHAINS.map((spec) =>
         launchChain(spec, options.basePort + spec.portOffset, options.dataDir, savedChains, logger),
@@ -82,7 +94,61 @@ export async function startDevnet(options: StartDevnetOptions): Promise<Devnet> 
     throw error;
   }
 
-  const bot = startActivityBot(seeded, options.activityMs, logger);
+  let bot = startActivityBot(seeded, options.activityMs, logger);
+  let stopped = false;
+  // Seeding needs the chain's accounts to itself (the bot's sends would take the nonces it counts on):
+  // the bot stops meanwhile, and seedings run one at a time.
+  let seeding: Promise<unknown> = Promise.resolve();
+  const seedAgain = (spec: DevnetChainSpec, i: number, rpcUrl: string): Promise<void> => {
+    const run = seeding.then(async () => {
+      await bot.stop();
+      try {
+        const again = await seedChain(spec, rpcUrl);
+        if (JSON.stringify(again.config) !== JSON.stringify(seeded[i]!.config))
+          logger.error({ chain: spec.key }, 'devnet chain seeded again at other addresses: manifest stale');
+        seeded[i] = again;
+      } finally {
+        if (!stopped) bot = startActivityBot(seeded, options.activityMs, logger);
+      }
+    });
+    seeding = run.catch(() => {});
+    return run;
+  };
+  // Each anvil that dies is started again on its port, from its state file (devnet/persist.ts: what it
+  // last wrote, at most STATE_INTERVAL_SECONDS old). A chain that comes back without our contracts (no
+  // state to load) is deployed and seeded again (the same addresses, since the deployer's nonces are
+  // the same), and the bot works on the new chain.
+  const restartChain = async (spec: DevnetChainSpec, i: number): Promise<Anvil> => {
+    const anvil = await startAnvil({
+      port: options.basePort + spec.portOffset,
+      chainId: spec.chainId,
+      stateFile: stateFileOf(options.dataDir, spec.key),
+      stateIntervalSeconds: STATE_INTERVAL_SECONDS,
+    });
+    try {
+      if (!(await hasCode(anvil.rpcUrl, seeded[i]!.config.aqua))) {
+        await seedAgain(spec, i, anvil.rpcUrl);
+        logger.info({ chain: spec.key }, 'devnet chain restarted empty: deployed and seeded again');
+      }
+    } catch (error) {
+      await anvil.stop();
+      throw error;
+    }
+    return anvil;
+  };
+  const supervisors: Supervised<Anvil>[] = await Promise.all(
+    DEVNET_CHAINS.map((spec, i) =>
+      supervise<Anvil>({
+        name: `anvil ${spec.key}`,
+        logger,
+        initial: anvils[i]!,
+        start: () => restartChain(spec, i),
+        exited: (anvil) => pidGone(anvil.pid),
+        stop: (anvil) => anvil.stop(),
+        onChange: options.onPartState,
+      }),
+    ),
+  );
   logger.info(
     { manifestPath, ms: Math.round(performance.now() - started), rpc: chains.map((c) => c.rpcUrl) },
     'devnet ready',
@@ -92,15 +158,46 @@ export async function startDevnet(options: StartDevnetOptions): Promise<Devnet> 
   return {
     chains,
     manifestPath,
+    parts: () => supervisors.map((s) => s.status()),
     stop() {
       stopping ??= (async () => {
+        stopped = true;
         await bot.stop();
+        // Supervision stops before the anvils do: an anvil stopped on purpose is not restarted.
+        await Promise.allSettled(supervisors.map((s) => s.stop()));
         await stopAnvils();
         logger.info('devnet stopped');
       })();
       return stopping;
     },
   };
+}
+
+/** Resolves once no process has this pid any more (node reaps its children as they exit). */
+function pidGone(pid: number): Promise<string> {
+  return new Promise((resolve) => {
+    const timer = setInterval(() => {
+      try {
+        process.kill(pid, 0);
+      } catch {
+        clearInterval(timer);
+        resolve(`anvil (pid ${pid}) ended`);
+      }
+    }, 200);
+    timer.unref();
+  });
+}
+
+/** Whether the contract exists on the chain (a restarted anvil that kept its state has it). */
+async function hasCode(rpcUrl: string, address: string): Promise<boolean> {
+  const res = await fetch(rpcUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getCode', params: [address, 'latest'] }),
+    signal: AbortSignal.timeout(3000),
+  });
+  const body = (await res.json()) as { result?: string };
+  return typeof body.result === 'string' && body.result !== '0x';
 }
 
 /** Validated against the chains-file schema, written atomically (a reader never sees half a file). */

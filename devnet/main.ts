@@ -5,7 +5,8 @@ import { type Devnet, startDevnet } from './devnet.js';
 
 /**
  * `npm run devnet`: the three local chains, seeded, with the activity bot. Prints one JSON line
- * `{"ready":true,"manifestPath":…}` on stdout when ready; logs go to stderr. Stops on SIGTERM, SIGINT
+ * `{"ready":true,"manifestPath":…}` on stdout when ready, then `{"part":…}` when an anvil's supervision
+ * state changes (lib/supervisor.ts); logs go to stderr. Stops on SIGTERM, SIGINT
  * and, when stdin is a pipe (a parent process holds it), when stdin closes.
  */
 const config = loadConfig();
@@ -18,6 +19,10 @@ const starting: Promise<Devnet | undefined> = startDevnet({
   dataDir: config.dataDir,
   activityMs: config.devnetActivityMs,
   logger,
+  // Each anvil's supervision state, for the parent's readiness: one JSON line `{"part":…}` per change.
+  onPartState: (status) => {
+    if (!stopping) process.stdout.write(`${JSON.stringify({ part: status })}\n`);
+  },
 }).catch((error: unknown) => {
   logger.error({ err: error }, 'devnet failed to start');
   return undefined;

@@ -2,7 +2,10 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { resolve as resolvePath } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { pino } from 'pino';
 import { readChainsFile } from '../lib/config.js';
+import type { Logger } from '../lib/logger.js';
+import { type PartStatus, supervise } from '../lib/supervisor.js';
 import type { Devnet } from './devnet.js';
 
 export interface SpawnDevnetOptions {
@@ -14,6 +17,13 @@ export interface SpawnDevnetOptions {
   readyTimeoutMs?: number;
   /** How long `stop()` waits after SIGTERM before SIGKILL. Default 10 s. */
   stopTimeoutMs?: number;
+  /** Where restarts of the devnet process are logged. Default: nowhere. */
+  logger?: Logger;
+}
+
+/** One run of the child: the devnet it reported, and when it ends. */
+interface DevnetRun extends Devnet {
+  exited: Promise<string>;
 }
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -24,8 +34,52 @@ const MAIN = fileURLToPath(new URL('./main.ts', import.meta.url));
  * in a program separate from the service. Resolves once the child printed its ready line; the chains
  * come from the manifest it wrote. The child stops on SIGTERM (`stop()`) and also when its stdin
  * closes, which happens when this process dies: a crashed parent never leaves anvils behind.
+ *
+ * Supervised: a child that dies is started again (lib/supervisor.ts), which brings up its chains on
+ * the same ports, deployed and seeded as before (the same addresses); inside it, each anvil is
+ * supervised too (devnet/devnet.ts) and reported here. `parts()` lists what is not up.
  */
-export function spawnDevnet(options: SpawnDevnetOptions): Promise<Devnet> {
+export async function spawnDevnet(options: SpawnDevnetOptions): Promise<Devnet> {
+  const logger = options.logger ?? pino({ level: 'silent' });
+  const anvils = new Map<string, PartStatus>();
+  let firstRun: DevnetRun | undefined;
+  const supervisor = await supervise<DevnetRun>({
+    name: 'devnet',
+    logger,
+    start: async () => {
+      anvils.clear();
+      const run = await spawnDevnetRun(options, (status) => anvils.set(status.name, status));
+      // The service keeps the chains of the first run: a devnet seeded elsewhere would not be them.
+      if (firstRun && JSON.stringify(run.chains) !== JSON.stringify(firstRun.chains))
+        logger.error(
+          { manifestPath: run.manifestPath },
+          'devnet came back with other chains: restart the service',
+        );
+      firstRun ??= run;
+      return run;
+    },
+    exited: (run) => run.exited,
+    stop: (run) => run.stop(),
+    // A start deploys and seeds three chains (seconds): no point in trying again within a second.
+    initialDelayMs: 1_000,
+  });
+  const first = supervisor.current()!;
+  return {
+    chains: first.chains,
+    manifestPath: first.manifestPath,
+    // While the process is down its anvils are down with it: the process alone names that.
+    parts: () => {
+      const own = supervisor.status();
+      return own.state === 'up' ? [own, ...anvils.values()] : [own];
+    },
+    stop: () => supervisor.stop(),
+  };
+}
+
+function spawnDevnetRun(
+  options: SpawnDevnetOptions,
+  onPart: (status: PartStatus) => void,
+): Promise<DevnetRun> {
   const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
     cwd: ROOT,
     env: {
@@ -38,13 +92,15 @@ export function spawnDevnet(options: SpawnDevnetOptions): Promise<Devnet> {
     },
     stdio: ['pipe', 'pipe', 'inherit'],
   });
-  const exited = new Promise<number | null>((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) resolve(child.exitCode);
-    else child.once('exit', (code) => resolve(code));
+  const exited = new Promise<string>((resolve) => {
+    const done = (code: number | null, signal: NodeJS.Signals | null) =>
+      resolve(`devnet process exited (code ${code ?? 'none'}, signal ${signal ?? 'none'})`);
+    if (child.exitCode !== null || child.signalCode !== null) done(child.exitCode, child.signalCode);
+    else child.once('exit', done);
   });
   const stopTimeoutMs = options.stopTimeoutMs ?? 10_000;
 
-  return new Promise<Devnet>((resolve, reject) => {
+  return new Promise<DevnetRun>((resolve, reject) => {
     let settled = false;
     const fail = (error: Error) => {
       if (settled) return;
@@ -65,14 +121,21 @@ export function spawnDevnet(options: SpawnDevnetOptions): Promise<Devnet> {
 
     const lines = createInterface({ input: child.stdout! });
     lines.on('line', (line) => {
-      if (settled) return;
       let message: unknown;
       try {
         message = JSON.parse(line);
       } catch {
         return;
       }
-      if (!isReady(message)) return;
+      if (isPart(message)) {
+        const { since, downSince, ...rest } = message.part;
+        return onPart({
+          ...rest,
+          since: new Date(since),
+          ...(downSince ? { downSince: new Date(downSince) } : {}),
+        });
+      }
+      if (settled || !isReady(message)) return;
       settled = true;
       clearTimeout(timer);
       let chains: Devnet['chains'];
@@ -91,6 +154,7 @@ export function spawnDevnet(options: SpawnDevnetOptions): Promise<Devnet> {
       resolve({
         chains,
         manifestPath: message.manifestPath,
+        exited,
         stop: () => {
           stopping ??= terminate(child, exited, stopTimeoutMs);
           return stopping;
@@ -106,16 +170,20 @@ function isReady(message: unknown): message is { ready: true; manifestPath: stri
   return m.ready === true && typeof m.manifestPath === 'string';
 }
 
+function isPart(message: unknown): message is {
+  part: Omit<PartStatus, 'since' | 'downSince'> & { since: string; downSince?: string };
+} {
+  if (typeof message !== 'object' || message === null) return false;
+  const part = (message as Record<string, unknown>).part as Record<string, unknown> | undefined;
+  return typeof part?.name === 'string' && typeof part.state === 'string' && typeof part.since === 'string';
+}
+
 function unref(stream: unknown): void {
   const s = stream as { unref?: () => void } | null;
   s?.unref?.();
 }
 
-async function terminate(
-  child: ChildProcess,
-  exited: Promise<number | null>,
-  timeoutMs: number,
-): Promise<void> {
+async function terminate(child: ChildProcess, exited: Promise<string>, timeoutMs: number): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   child.kill('SIGTERM');
   let timer: NodeJS.Timeout | undefined;

@@ -2,6 +2,7 @@ import type express from 'express';
 import { ApiError } from '../lib/errors.js';
 import { redisDegraded } from '../lib/redisBreaker.js';
 import type { Services } from '../lib/services.js';
+import { storeError } from '../store/db.js';
 import { migrationsApplied } from '../store/migrate.js';
 import { sendError, sendJson } from './envelope.js';
 
@@ -9,7 +10,10 @@ import { sendError, sendJson } from './envelope.js';
 export type ReadinessCheck = () => Promise<string | null>;
 
 /**
- * /healthz (process up) and /readyz (store answers, migrations applied, plus the checks given).
+ * /healthz: the process is up and serving (liveness; nothing it depends on is checked, so a process
+ * whose store is being restarted is not killed for it). /readyz: every check passes (the store answers
+ * with its migrations applied, plus the checks given: parts the service supervises that are down, the
+ * first roll-up); each check runs on its own, so the answer names everything that is not ready.
  *
  * A degraded Redis (unreachable, or hung: the breaker of lib/redisBreaker.ts is not closed) keeps /readyz
  * 200 and is named in `degraded`: every replica shares that Redis, and each still answers correctly from
@@ -17,18 +21,19 @@ export type ReadinessCheck = () => Promise<string | null>;
  * load balancer at once for a dependency none of them needs to answer.
  */
 export function healthRoutes(app: express.Express, services: Services, checks: ReadinessCheck[]): void {
+  const storeCheck: ReadinessCheck = async () =>
+    (await migrationsApplied(services.db)) ? null : 'migrations not applied';
   app.get('/healthz', (_req, res) => sendJson(res, 200, { status: 'ok' }));
   app.get('/readyz', async (_req, res) => {
-    const reasons: string[] = [];
-    try {
-      if (!(await migrationsApplied(services.db))) reasons.push('migrations not applied');
-      for (const check of checks) {
-        const reason = await check();
-        if (reason) reasons.push(reason);
-      }
-    } catch {
-      reasons.push('store unreachable');
-    }
+    // A check that throws could not reach what it reads: most read the store.
+    const results = await Promise.all(
+      [storeCheck, ...checks].map((check, i) =>
+        check().catch((error: unknown) =>
+          i === 0 || storeError(error) instanceof ApiError ? 'store unreachable' : 'readiness check failed',
+        ),
+      ),
+    );
+    const reasons = [...new Set(results.filter((reason): reason is string => Boolean(reason)))];
     if (reasons.length === 0)
       return sendJson(
         res,

