@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import compression from 'compression';
 import express, {
   type ErrorRequestHandler,
   type NextFunction,
@@ -15,11 +16,14 @@ import { createContext } from '../schema/context.js';
 import { storeError } from '../store/db.js';
 import { BUCKET_LIMITS } from './buckets.js';
 import { clientId, onlyMethods, type RateLimitOptions, rateLimit, requestId } from './conventions.js';
+import { answerPreflight, keyCors, PUBLIC_READS, publicCors, publicCorsUnbucketed } from './cors.js';
 import { sendError, sendJson } from './envelope.js';
 import { PersistedOperations } from './execute.js';
 import { createGraphqlServer, internalAuth } from './graphql.js';
 import { healthRoutes, type ReadinessCheck } from './health.js';
+import { httpCaches } from './httpCache.js';
 import type { RateLimits } from './rateLimit.js';
+import { responseCacheFor } from './responseCache.js';
 import type { RestRoute } from './route.js';
 
 export interface AppOptions {
@@ -73,13 +77,20 @@ export function createApp(options: AppOptions): (req: IncomingMessage, res: Serv
   const exact = new Map<string, RequestHandler[]>();
   const byPath = new Map<string, RestRoute[]>();
   for (const route of routes) byPath.set(route.path, [...(byPath.get(route.path) ?? []), route]);
+  // Cache-Control, ETag and 304 per path (rest/httpCache.ts); CORS (rest/cors.ts) in the guards below.
+  const caches = httpCaches(byPath.keys(), config, {
+    statsExpiresInMs: () => responseCacheFor(services).expiresInMs('stats'),
+  });
 
   for (const [path, pathRoutes] of byPath) {
     const first = pathRoutes[0]!;
     const methods = pathRoutes.map((r) => r.method);
+    const cache = caches.get(path);
+    const browser = config.cors && PUBLIC_READS.has(path);
     const guard = first.auth
-      ? keyGuard(services, limitOptions, pathRoutes)
+      ? keyGuard(services, limitOptions, pathRoutes, config.cors ? keyCors(services.db, methods) : undefined)
       : [
+          ...(browser ? [publicCors(methods)] : []),
           rateLimit(
             first.bucket,
             limitOptions,
@@ -87,6 +98,7 @@ export function createApp(options: AppOptions): (req: IncomingMessage, res: Serv
               ? undefined
               : (req) => ({ id: clientId(req, config.trustProxy), limit: first.limit! }),
           ),
+          ...(browser ? [answerPreflight(methods)] : []),
           onlyMethods(methods),
         ];
     const handlers: RequestHandler[] = [
@@ -110,7 +122,7 @@ export function createApp(options: AppOptions): (req: IncomingMessage, res: Serv
             })
             .then((result) => {
               for (const [name, value] of Object.entries(result.headers ?? {})) res.setHeader(name, value);
-              sendJson(res, result.status ?? 200, result.body);
+              sendJson(res, result.status ?? 200, result.body, cache);
             }, next);
         };
         if (!route.body) return run();
@@ -124,6 +136,7 @@ export function createApp(options: AppOptions): (req: IncomingMessage, res: Serv
     if (!path.includes(':')) exact.set(path, [...prelude, ...handlers]);
   }
 
+  if (config.cors) app.use('/openapi.json', publicCorsUnbucketed());
   options.mount?.(app);
 
   app.use(rateLimit('other', limitOptions), (req, _res, next) => {
@@ -138,11 +151,14 @@ export function createApp(options: AppOptions): (req: IncomingMessage, res: Serv
       logger.warn({ err: error, requestId: res.locals.requestId, path: req.path }, 'upstream failure');
     }
     if (res.headersSent) return res.end();
-    sendError(res, apiError, docsUrl);
+    sendError(res, apiError, docsUrl, config.httpCache);
   };
   app.use(onError);
 
-  return (req, res) => {
+  // gzip / br of bodies over the threshold, only for a request that asks (Accept-Encoding): the others
+  // do not pay for the wrapping of the response.
+  const compress = config.compression ? compression({ threshold: config.compressionMinBytes }) : null;
+  const serve = (req: IncomingMessage, res: ServerResponse): void => {
     const url = req.url ?? '/';
     const q = url.indexOf('?');
     const path = q < 0 ? url : url.slice(0, q);
@@ -174,6 +190,11 @@ export function createApp(options: AppOptions): (req: IncomingMessage, res: Serv
       }
     };
     next();
+  };
+  if (!compress) return serve;
+  return (req, res) => {
+    if (req.headers['accept-encoding'] === undefined) return serve(req, res);
+    compress(req as Request, res as Response, () => serve(req, res));
   };
 }
 
@@ -232,7 +253,12 @@ function toApiError(error: unknown): ApiError {
  * Key-protected paths: the bucket counts per key at the key's agreed limit once the key is known, and
  * per client before that, so a 401 or 405 carries the headers too. Then method, key, scope and origin.
  */
-function keyGuard(services: Services, limitOptions: RateLimitOptions, pathRoutes: RestRoute[]) {
+function keyGuard(
+  services: Services,
+  limitOptions: RateLimitOptions,
+  pathRoutes: RestRoute[],
+  cors?: RequestHandler,
+) {
   const bucket = pathRoutes[0]!.bucket;
   const scopes = new Map<string, string | null>(pathRoutes.map((r) => [r.method, r.auth?.scope ?? null]));
   return [
@@ -258,6 +284,7 @@ function keyGuard(services: Services, limitOptions: RateLimitOptions, pathRoutes
         limit: bucket === 'prepare' ? key.prepareLimitPerMinute : BUCKET_LIMITS[bucket],
       };
     }),
+    ...(cors ? [cors] : []),
     onlyMethods([...scopes.keys()]),
     (req: Request, res: Response, next: NextFunction) => {
       if (res.locals.authError) return next(res.locals.authError);
