@@ -7,7 +7,8 @@
  *   on, gzip   the same server, the client asks `Accept-Encoding: gzip` (the body is over the threshold)
  *   on, br     the same, `Accept-Encoding: br`
  * Goal (issue 18): the cost of CORS, ETag and the access log under 10%, judged on the server's CPU per
- * request (from /proc: what the additions add in work), with req/s beside it (on a shared machine
+ * request in each variant's least disturbed round (from /proc: what the additions add in work; the
+ * medians are printed too), with req/s beside it (on a shared machine
  * throughput swings with whatever else runs). The compression rows are what a client asking for it
  * costs (a measure, no goal).
  * Each server is a process of its own (bench/servers/catalogue.ts, the real service over a fresh
