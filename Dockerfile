@@ -1,9 +1,35 @@
-# The gateway image: the same code runs as a gateway replica (npm start) or the indexer (npm run indexer).
-FROM node:20-bookworm-slim
+# syntax=docker/dockerfile:1
+# The gateway image: the same code runs as a gateway replica (the default command, as `npm start`) or as
+# the indexer (`node --import tsx indexer/main.ts`, docker-compose.yml). TypeScript runs through tsx, a
+# runtime dependency: there is nothing to compile, so the build stage checks the types (a type error
+# fails the build) and the runtime stage installs the production dependencies only.
+#   docker build -t liquidity-gateway .
+#   docker run -p 8080:8080 liquidity-gateway     # the embedded defaults: devnet, store under /app/.data
+
+# Node 24 is the Active LTS line (Node 20 ended in April 2026); README "Node versions".
+ARG NODE_IMAGE=node:24-bookworm-slim
+
+FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --ignore-scripts=false
+RUN npm ci --no-audit --no-fund
 COPY . .
-ENV HOST=0.0.0.0 PORT=8080 NODE_ENV=production
+# What the runtime copies: the checked sources, without the dev dependencies, tests and benches.
+RUN npm run typecheck && rm -rf node_modules test bench
+
+FROM ${NODE_IMAGE} AS runtime
+ENV NODE_ENV=production HOST=0.0.0.0 PORT=8080 DATA_DIR=/app/.data
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+COPY --from=build /app/ ./
+# Sources stay root-owned and read-only to the service; only its data directory is its own.
+RUN mkdir -p /app/.data && chown node:node /app/.data
+# The image's own non-root user (uid 1000); the embedded PostgreSQL refuses to run as root anyway.
+USER node
 EXPOSE 8080
+# Liveness only (/readyz is the load balancer's readiness check: docker-compose.yml, deploy/Caddyfile).
+# The slim image has no curl: node's fetch asks.
+HEALTHCHECK --interval=10s --timeout=3s --start-period=60s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 CMD ["node", "--max-semi-space-size=64", "--import", "tsx", "main.ts"]

@@ -52,6 +52,11 @@ const boolish = z
   .enum(['1', '0', 'true', 'false', 'yes', 'no'])
   .transform((v) => v === '1' || v === 'true' || v === 'yes');
 
+/** A feature switch: `on` (the default where it is used) or `off`. */
+const onOff = z
+  .enum(['on', 'off', '1', '0', 'true', 'false'])
+  .transform((v) => v === 'on' || v === '1' || v === 'true');
+
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().min(1).default('127.0.0.1'),
@@ -89,6 +94,13 @@ const envSchema = z.object({
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).default(10000),
   RPC_TIMEOUT_MS: z.coerce.number().int().min(50).default(3000),
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(10_485_760).default(65536),
+  /** CORS on the public reads and a key's origins on /v1 (rest/cors.ts). */
+  CORS: onOff.default(true),
+  /** Cache-Control, ETag and 304 on the reads (rest/httpCache.ts). */
+  HTTP_CACHE: onOff.default(true),
+  /** gzip / br of bodies of at least COMPRESSION_MIN_BYTES when the client asks. */
+  COMPRESSION: onOff.default(true),
+  COMPRESSION_MIN_BYTES: z.coerce.number().int().min(0).max(10_485_760).default(1024),
 });
 
 export interface Config {
@@ -121,6 +133,10 @@ export interface Config {
   requestTimeoutMs: number;
   rpcTimeoutMs: number;
   bodyLimitBytes: number;
+  cors: boolean;
+  httpCache: boolean;
+  compression: boolean;
+  compressionMinBytes: number;
 }
 
 function parsePrices(text: string): Record<string, number> {
@@ -187,6 +203,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
     rpcTimeoutMs: e.RPC_TIMEOUT_MS,
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
+    cors: e.CORS,
+    httpCache: e.HTTP_CACHE,
+    compression: e.COMPRESSION,
+    compressionMinBytes: e.COMPRESSION_MIN_BYTES,
   };
 }
 

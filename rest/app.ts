@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import compression from 'compression';
 import express, {
   type ErrorRequestHandler,
   type NextFunction,
@@ -14,12 +15,15 @@ import type { AuthenticatedKey } from '../resolvers/apiKeys.js';
 import { createContext } from '../schema/context.js';
 import { storeError } from '../store/db.js';
 import { clientId, onlyMethods, rateLimit, requestId } from './conventions.js';
+import { answerPreflight, keyCors, PUBLIC_READS, publicCors, publicCorsUnbucketed } from './cors.js';
 import { sendError, sendJson } from './envelope.js';
 import { PersistedOperations } from './execute.js';
 import { createGraphqlServer, graphqlGuard } from './graphql.js';
 import { healthRoutes, type ReadinessCheck } from './health.js';
+import { httpCaches } from './httpCache.js';
 import { keyGuard } from './keyGuard.js';
 import type { RateLimits } from './rateLimit.js';
+import { responseCacheFor } from './responseCache.js';
 import type { RestRoute } from './route.js';
 
 export interface AppOptions {
@@ -79,12 +83,20 @@ export function createApp(options: AppOptions): (req: IncomingMessage, res: Serv
   const byPath = new Map<string, RestRoute[]>();
   for (const route of routes) byPath.set(route.path, [...(byPath.get(route.path) ?? []), route]);
 
+  // Cache-Control, ETag and 304 per path (rest/httpCache.ts); CORS (rest/cors.ts) in the guards below.
+  const caches = httpCaches(byPath.keys(), config, {
+    statsExpiresInMs: () => responseCacheFor(services).expiresInMs('stats'),
+  });
+
   for (const [path, pathRoutes] of byPath) {
     const first = pathRoutes[0]!;
     const methods = pathRoutes.map((r) => r.method);
+    const cache = caches.get(path);
+    const browser = config.cors && PUBLIC_READS.has(path);
     const guard = first.auth
-      ? keyGuard(services, limitOptions, pathRoutes)
+      ? keyGuard(services, limitOptions, pathRoutes, config.cors ? keyCors(services.db, methods) : undefined)
       : [
+          ...(browser ? [publicCors(methods)] : []),
           rateLimit(
             first.bucket,
             limitOptions,
@@ -92,6 +104,7 @@ export function createApp(options: AppOptions): (req: IncomingMessage, res: Serv
               ? undefined
               : (req) => ({ id: clientId(req, config.trustProxy), limit: first.limit! }),
           ),
+          ...(browser ? [answerPreflight(methods)] : []),
           onlyMethods(methods),
         ];
     const handlers: RequestHandler[] = [
@@ -115,7 +128,7 @@ export function createApp(options: AppOptions): (req: IncomingMessage, res: Serv
             })
             .then((result) => {
               for (const [name, value] of Object.entries(result.headers ?? {})) res.setHeader(name, value);
-              sendJson(res, result.status ?? 200, result.body);
+              sendJson(res, result.status ?? 200, result.body, cache);
             }, next);
         };
         if (!route.body) return run();
@@ -144,6 +157,7 @@ export function createApp(options: AppOptions): (req: IncomingMessage, res: Serv
   // The reference and the operator page count per client too (SPEC §1: every endpoint advertises
   // RateLimit-*); only the health probes stay outside the buckets.
   app.use(['/docs', '/openapi.json'], rateLimit('docs', limitOptions));
+  if (config.cors) app.use('/openapi.json', publicCorsUnbucketed());
   app.all(['/', '/demo'], rateLimit('web', limitOptions));
   app.use('/web', rateLimit('web', limitOptions));
   options.mount?.(app);
@@ -160,11 +174,14 @@ export function createApp(options: AppOptions): (req: IncomingMessage, res: Serv
       logger.warn({ err: error, requestId: res.locals.requestId, path: req.path }, 'upstream failure');
     }
     if (res.headersSent) return res.end();
-    sendError(res, apiError, docsUrl);
+    sendError(res, apiError, docsUrl, config.httpCache);
   };
   app.use(onError);
 
-  return (req, res) => {
+  // gzip / br of bodies over the threshold, only for a request that asks (Accept-Encoding): the others
+  // do not pay for the wrapping of the response.
+  const compress = config.compression ? compression({ threshold: config.compressionMinBytes }) : null;
+  const serve = (req: IncomingMessage, res: ServerResponse): void => {
     const url = req.url ?? '/';
     const q = url.indexOf('?');
     const path = q < 0 ? url : url.slice(0, q);
@@ -196,6 +213,11 @@ export function createApp(options: AppOptions): (req: IncomingMessage, res: Serv
       }
     };
     next();
+  };
+  if (!compress) return serve;
+  return (req, res) => {
+    if (req.headers['accept-encoding'] === undefined) return serve(req, res);
+    compress(req as Request, res as Response, () => serve(req, res));
   };
 }
 

@@ -1,5 +1,6 @@
 import type { Response } from 'express';
 import type { ApiError, ErrorCode } from '../lib/errors.js';
+import type { HttpCache } from './httpCache.js';
 
 export interface ErrorEnvelope {
   error: {
@@ -27,19 +28,29 @@ export function errorEnvelope(error: ApiError, requestId: string, docsUrl: strin
   };
 }
 
-/** Writes a JSON body without express's etag and content negotiation: the hot paths pay for nothing else. */
-export function sendJson(res: Response, status: number, body: unknown): void {
+/**
+ * Writes a JSON body without express's etag and content negotiation: the hot paths pay for nothing else.
+ * `cache` (rest/httpCache.ts): the path's Cache-Control and ETag on a 200, and a 304 instead of the
+ * body when the request's If-None-Match names the current tag.
+ */
+export function sendJson(res: Response, status: number, body: unknown, cache?: HttpCache): void {
   // A string, not a Buffer: node writes it to the socket as it is, where a 16 KB Buffer per response is
   // external memory that brings on full garbage collections (tail latency of bench/catalogue.ts).
   const text = typeof body === 'string' ? body : JSON.stringify(body);
+  if (cache !== undefined && status === 200 && cache.apply(res.req, res, text)) return;
   res.statusCode = status;
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
   res.setHeader('Content-Length', Buffer.byteLength(text));
   res.end(text);
 }
 
-export function sendError(res: Response, error: ApiError, docsUrl: string): void {
+/**
+ * The error envelope. `noStore` (HTTP_CACHE on): `Cache-Control: no-store`, so that no cache keeps a
+ * 429, a 503 or a 404 in place of the answer a retry would get.
+ */
+export function sendError(res: Response, error: ApiError, docsUrl: string, noStore = false): void {
   const requestId = String(res.locals.requestId ?? '');
+  if (noStore) res.setHeader('Cache-Control', 'no-store');
   if (error.retryAfter !== undefined) res.setHeader('Retry-After', String(error.retryAfter));
   if (error.code === 'METHOD_NOT_ALLOWED' && res.locals.allow)
     res.setHeader('Allow', String(res.locals.allow));

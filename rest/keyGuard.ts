@@ -1,4 +1,4 @@
-import type { NextFunction, Request, Response } from 'express';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { ApiError } from '../lib/errors.js';
 import type { Services } from '../lib/services.js';
 import {
@@ -58,7 +58,13 @@ function keySubject(bucket: Bucket, keyId: string, agreedLimit: number): Subject
  * Key-protected paths: the bucket (per key once the key is known, per client before), then method,
  * key, scope and origin, so a 401 or 405 carries the RateLimit-* headers too.
  */
-export function keyGuard(services: Services, limitOptions: RateLimitOptions, pathRoutes: RestRoute[]) {
+export function keyGuard(
+  services: Services,
+  limitOptions: RateLimitOptions,
+  pathRoutes: RestRoute[],
+  /** CORS of the key paths (rest/cors.ts): after the bucket, before the method check. */
+  cors?: RequestHandler,
+) {
   const bucket = pathRoutes[0]!.bucket;
   const scopes = new Map<string, string | null>(pathRoutes.map((r) => [r.method, r.auth?.scope ?? null]));
   const keyLimits = new KeyLimits();
@@ -102,6 +108,7 @@ export function keyGuard(services: Services, limitOptions: RateLimitOptions, pat
       identify(req, res).then(() => next(), next);
     },
     rateLimit(bucket, limitOptions, (_req, res) => res.locals.bucketSubject as Subject),
+    ...(cors ? [cors] : []),
     onlyMethods([...scopes.keys()]),
     (req: Request, res: Response, next: NextFunction) => {
       if (res.locals.authError) return next(res.locals.authError);

@@ -67,6 +67,12 @@ export class ResponseCache {
     return undefined;
   }
 
+  /** Milliseconds left of the in-process entry (0 when there is none): its HTTP max-age. */
+  expiresInMs(key: string, now = Date.now()): number {
+    const entry = this.local.get(key);
+    return entry === undefined ? 0 : Math.max(0, entry.expiresAt - now);
+  }
+
   /** The entry from this process, else from Redis (then kept locally until it expires there). */
   async get(key: string): Promise<CachedData | undefined> {
     const hit = this.peek(key);

@@ -53,3 +53,13 @@ export async function listApiKeys(db: Db): Promise<ApiKeyRow[]> {
   const { rows } = await query<ApiKeyRow>(db, 'SELECT * FROM api_keys ORDER BY created_at DESC');
   return rows;
 }
+
+/** Whether an active key lists `origin` among its origins (the /v1 CORS preflight, rest/cors.ts). */
+export async function anyKeyAllowsOrigin(db: Db, origin: string): Promise<boolean> {
+  const { rows } = await query<{ listed: boolean }>(
+    db,
+    'SELECT EXISTS (SELECT 1 FROM api_keys WHERE revoked_at IS NULL AND $1 = ANY (origins)) AS listed',
+    [origin],
+  );
+  return rows[0]?.listed === true;
+}

@@ -13,7 +13,16 @@ import { fixtureChains } from '../../test/helpers/catalogue.js';
 const [portText, paths] = process.argv.slice(2);
 const benched = new Set((paths ?? '').split(','));
 for (const route of routes) if (benched.has(route.path)) route.limit = 1_000_000_000;
-const config = loadConfig({ ...process.env, PORT: portText!, LOG_LEVEL: 'warn', INDEXER: 'off' });
-const service = await startService(config, { chains: fixtureChains(3), logger: createLogger('warn') });
+// BENCH_LOG_LEVEL: info where a bench measures what is logged per request (bench/extras.ts).
+const config = loadConfig({
+  ...process.env,
+  PORT: portText!,
+  LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
+  INDEXER: 'off',
+});
+const service = await startService(config, {
+  chains: fixtureChains(3),
+  logger: createLogger(config.logLevel),
+});
 process.stdout.write('ready\n');
 process.on('SIGTERM', () => service.stop().then(() => process.exit(0)));

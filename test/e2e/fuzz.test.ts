@@ -17,7 +17,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { gzipSync } from 'node:zlib';
+import { brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { getAddress } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -1311,6 +1311,27 @@ interface Outcome {
 }
 
 const STACK = /\n\s+at .+:\d+:\d+|node_modules|\/work\/|ECONNREFUSED/;
+/** The reads with an ETag, which answer If-None-Match with 304. */
+const REVALIDATED = new Set<Endpoint>(['stats', 'chains', 'strategies', 'strategy-detail', 'badge']);
+
+function decoded(res: RawResponse): Buffer {
+  const encoding = res.headers['content-encoding'];
+  if (encoding === 'gzip') return gunzipSync(res.body);
+  if (encoding === 'br') return brotliDecompressSync(res.body);
+  return res.body;
+}
+
+/** The endpoints that answer a CORS preflight (the demo endpoints do not: 405). */
+const PREFLIGHT = new Set<Endpoint>([
+  'stats',
+  'chains',
+  'strategies',
+  'strategy-detail',
+  'quote',
+  'badge',
+  'prepare',
+  'position',
+]);
 const RATE_HEADERS = ['ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset', 'ratelimit-policy'];
 
 function check(c: Case, res: RawResponse): string | null {
@@ -1320,9 +1341,23 @@ function check(c: Case, res: RawResponse): string | null {
   if (!requestId) return 'no X-Request-Id';
   if (res.headers['x-injected'] !== undefined || res.headers['set-cookie'] !== undefined)
     return 'an injected header came back';
-  const text = res.body.toString('utf8');
+  // Bodies over the threshold come compressed when Accept-Encoding asks (COMPRESSION).
+  let text: string;
+  try {
+    text = decoded(res).toString('utf8');
+  } catch {
+    return `a body that is not valid ${res.headers['content-encoding']}`;
+  }
   if (STACK.test(text)) return 'a stack trace or a path leaked';
   const head = c.request.method === 'HEAD';
+  // If-None-Match: * on a read with an ETag (rest/httpCache.ts) is a 304: no body, the tag.
+  if (res.status === 304 && REVALIDATED.has(c.endpoint)) {
+    const asked = c.request.headers?.some(([k]) => k.toLowerCase() === 'if-none-match');
+    if (!asked) return 'a 304 without If-None-Match';
+    if (res.body.length > 0) return 'a 304 with a body';
+    if (!/^"[\w-]+"$/.test(res.headers.etag ?? '')) return 'a 304 without a strong ETag';
+    return null;
+  }
 
   if (c.endpoint === 'graphql' && c.internal) {
     if (!GRAPHQL_AUTHED.has(res.status)) return `status ${res.status} is not GraphQL over HTTP`;
@@ -1336,6 +1371,14 @@ function check(c: Case, res: RawResponse): string | null {
     return null;
   }
 
+  // A CORS preflight (rest/cors.ts): an OPTIONS to a public read or a /v1 path is a 204 after the bucket.
+  if (c.request.method === 'OPTIONS' && res.status === 204 && PREFLIGHT.has(c.endpoint)) {
+    if (res.body.length > 0) return 'a 204 with a body';
+    if (!res.headers['access-control-allow-methods'])
+      return 'a preflight without Access-Control-Allow-Methods';
+    if (RATE_HEADERS.some((h) => res.headers[h] === undefined)) return 'no RateLimit-* headers';
+    return null;
+  }
   const allowed = ALLOWED[c.endpoint];
   const codes = allowed[res.status];
   if (codes === undefined) return `status ${res.status} is not documented for ${c.endpoint}`;

@@ -324,8 +324,11 @@ describe('GET /api/quote on the devnet', () => {
 
   it('defaults direction to aToB and matches the internal GraphQL query', async () => {
     const [row] = await openUsdcUsdt();
-    const { body } = await quote({ hash: row!.strategy_hash, chain: 'base', amount: '1000000' });
+    const { body, res } = await quote({ hash: row!.strategy_hash, chain: 'base', amount: '1000000' });
     expect(body.data.direction).toBe('aToB');
+    // A simulation at the current block: never reused by a cache (rest/httpCache.ts), no ETag.
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(res.headers.get('etag')).toBeNull();
     expect(body.data.tokenIn.address.toLowerCase()).toBe(row!.token_a);
     const gql = await svc.graphql<{ quote: { amountOut: string; blockNumber: string } }>(
       'query($h: String!) { quote(hash: $h, chain: "base", amount: "1000000") { amountOut blockNumber } }',
