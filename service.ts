@@ -7,6 +7,7 @@ import { spawnDevnet } from './devnet/process.js';
 import { startIndexer } from './indexer/index.js';
 import { type ChainConfig, type Config, withListenPort } from './lib/config.js';
 import { createLogger, type Logger } from './lib/logger.js';
+import { Metrics } from './lib/metrics.js';
 import type { Services } from './lib/services.js';
 import { createApp } from './rest/app.js';
 import { mountDocs } from './rest/docs.js';
@@ -60,6 +61,8 @@ export async function startService(config: Config, options: ServiceOptions = {})
     }
     const db = createDb(databaseUrl);
     stops.push(() => db.end());
+    const metrics = new Metrics();
+    metrics.trackPool(db);
     await migrate(db);
 
     let redis: Redis | undefined;
@@ -90,7 +93,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
       stops.push(() => devnet.stop());
       registry = loadChains(config, devnet.chains);
     }
-    const clients = createChainClients(registry, { rpcTimeoutMs: config.rpcTimeoutMs });
+    const clients = createChainClients(registry, { rpcTimeoutMs: config.rpcTimeoutMs, metrics });
     // Listen first: with PORT=0 the URLs derived from the port are known only then.
     // Node checks headersTimeout/requestTimeout only every connectionsCheckingInterval (30 s by
     // default): a slow client would hold its socket up to 30 s past REQUEST_TIMEOUT_MS. Check often.
@@ -110,7 +113,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
       config,
       typeof address === 'object' && address ? address.port : config.port,
     );
-    const services: Services = { config: listenConfig, logger, db, redis, registry, clients };
+    const services: Services = { config: listenConfig, logger, db, redis, registry, clients, metrics };
     const app = createApp({
       services,
       schema,

@@ -83,6 +83,10 @@ const envSchema = z.object({
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).default(10000),
   RPC_TIMEOUT_MS: z.coerce.number().int().min(50).default(3000),
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(10_485_760).default(65536),
+  /** Bearer token of GET /metrics; unset: /metrics is not served. */
+  METRICS_TOKEN: z.string().min(16).optional(),
+  /** One info log line per request (method, route, status, duration, request id, bucket). */
+  ACCESS_LOG: z.enum(['on', 'off']).default('on'),
 });
 
 export interface Config {
@@ -112,6 +116,8 @@ export interface Config {
   requestTimeoutMs: number;
   rpcTimeoutMs: number;
   bodyLimitBytes: number;
+  metricsToken: string | undefined;
+  accessLog: boolean;
 }
 
 function parsePrices(text: string): Record<string, number> {
@@ -172,6 +178,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
     rpcTimeoutMs: e.RPC_TIMEOUT_MS,
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
+    metricsToken: e.METRICS_TOKEN,
+    accessLog: e.ACCESS_LOG === 'on',
   };
 }
 

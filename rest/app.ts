@@ -9,6 +9,7 @@ import express, {
 import type { GraphQLSchema } from 'graphql';
 import qs from 'qs';
 import { ApiError, isApiError } from '../lib/errors.js';
+import { requestObserver } from '../lib/metrics.js';
 import type { Services } from '../lib/services.js';
 import { type AuthenticatedKey, authenticate, authorize } from '../resolvers/apiKeys.js';
 import { createContext } from '../schema/context.js';
@@ -19,6 +20,7 @@ import { sendError, sendJson } from './envelope.js';
 import { PersistedOperations } from './execute.js';
 import { createGraphqlServer, internalAuth } from './graphql.js';
 import { healthRoutes, type ReadinessCheck } from './health.js';
+import { metricsRoute } from './metricsRoute.js';
 import type { RateLimits } from './rateLimit.js';
 import type { RestRoute } from './route.js';
 
@@ -45,7 +47,13 @@ export function createApp(options: AppOptions): (req: IncomingMessage, res: Serv
   const { config, logger } = services;
   const docsUrl = config.docsUrl;
   const operations = new PersistedOperations(schema);
-  const limitOptions = { limits, trustProxy: config.trustProxy };
+  const limitOptions: RateLimitOptions = {
+    limits,
+    trustProxy: config.trustProxy,
+    onRefused: services.metrics && ((bucket) => services.metrics?.rateLimitRefused(bucket)),
+  };
+  // Latency histogram and access log, recorded when each response ends (lib/metrics.ts).
+  const observe = requestObserver(services.metrics, config.accessLog ? logger : undefined);
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -55,10 +63,16 @@ export function createApp(options: AppOptions): (req: IncomingMessage, res: Serv
   app.use(...prelude);
 
   healthRoutes(app, services, options.readiness);
+  metricsRoute(app, services);
 
   const yoga = createGraphqlServer(services, schema);
   // yoga is a (req, res) listener; its typings do not name express's handler type.
-  app.use('/graphql', internalAuth(services), yoga as unknown as express.RequestHandler);
+  app.use(
+    '/graphql',
+    routeLabel('/graphql'),
+    internalAuth(services),
+    yoga as unknown as express.RequestHandler,
+  );
 
   const jsonBody = express.json({ limit: config.bodyLimitBytes, strict: true, type: () => true });
   const requireJson = (req: Request, _res: Response, next: NextFunction) => {
@@ -143,6 +157,7 @@ export function createApp(options: AppOptions): (req: IncomingMessage, res: Serv
   app.use(onError);
 
   return (req, res) => {
+    observe?.(req, res);
     const url = req.url ?? '/';
     const q = url.indexOf('?');
     const path = q < 0 ? url : url.slice(0, q);
@@ -158,7 +173,7 @@ export function createApp(options: AppOptions): (req: IncomingMessage, res: Serv
     request.query = q < 0 ? {} : qs.parse(url.slice(q + 1), { allowPrototypes: true });
     Object.defineProperty(request, 'path', { value: path });
     request.params = {};
-    response.locals = {};
+    response.locals = { route: path };
     let i = 0;
     const next = (error?: unknown): void => {
       if (error) {
@@ -173,6 +188,14 @@ export function createApp(options: AppOptions): (req: IncomingMessage, res: Serv
         onError(thrown, request, response, () => {});
       }
     };
+    next();
+  };
+}
+
+/** Names the route of a mounted handler (no express route pattern) for the metrics and the access log. */
+function routeLabel(route: string): RequestHandler {
+  return (_req, res, next) => {
+    res.locals.route = route;
     next();
   };
 }
