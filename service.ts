@@ -13,6 +13,7 @@ import { createApp } from './rest/app.js';
 import { mountDocs } from './rest/docs.js';
 import { drainable } from './rest/drain.js';
 import { answerHttpFaults } from './rest/httpFaults.js';
+import { mountLlms } from './rest/llms.js';
 import { RateLimits } from './rest/rateLimit.js';
 import type { RestRoute } from './rest/route.js';
 import { routes } from './rest/routes/index.js';
@@ -124,6 +125,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
       mount: (app) => {
         mountWeb(app, { publicUrl: listenConfig.publicUrl });
         mountDocs(app, { routes, publicUrl: listenConfig.publicUrl, docsUrl: listenConfig.docsUrl });
+        mountLlms(app, { routes, publicUrl: listenConfig.publicUrl, docsUrl: listenConfig.docsUrl });
       },
     });
     server.on('request', app);
