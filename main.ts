@@ -10,10 +10,32 @@ const service = await startService(config, { logger }).catch((error: unknown) =>
   logger.fatal({ err: error }, 'gateway failed to start');
   process.exit(1);
 });
+const { publicUrl, metricsToken } = service.services.config;
+const urls = {
+  api: `${service.url}/api`,
+  demo: `${service.url}/demo`,
+  docs: `${service.url}/docs`,
+  openapi: `${service.url}/openapi.json`,
+  llms: `${service.url}/llms.txt`,
+  metrics: metricsToken ? `${service.url}/metrics` : null,
+};
 logger.info(
-  { url: service.url, chains: service.services.registry.list().map((c) => c.key) },
+  { url: service.url, publicUrl, urls, chains: service.services.registry.list().map((c) => c.key) },
   'gateway ready',
 );
+if (process.stdout.isTTY) {
+  // The start banner, for a person at a terminal (a log collector has the same URLs in the line above).
+  const lines = [
+    `Liquidity catalogue gateway ready on ${service.url}${publicUrl === service.url ? '' : ` (public: ${publicUrl})`}`,
+    `  API         ${urls.api}/stats, ${urls.api}/strategies, … (no key for reads)`,
+    `  Demo        ${urls.demo}`,
+    `  Docs        ${urls.docs}`,
+    `  OpenAPI     ${urls.openapi}`,
+    `  llms.txt    ${urls.llms}`,
+    `  Metrics     ${urls.metrics ? `${urls.metrics} (Authorization: Bearer $METRICS_TOKEN)` : 'off (set METRICS_TOKEN to serve /metrics)'}`,
+  ];
+  process.stdout.write(`\n${lines.join('\n')}\n\n`);
+}
 if (config.internalTokenGenerated) {
   // Printed once, on stdout only: the operator needs it for /graphql and it is never logged.
   process.stdout.write(

@@ -7,6 +7,7 @@ import { spawnDevnet } from './devnet/process.js';
 import { startIndexer } from './indexer/index.js';
 import { type ChainConfig, type Config, withListenPort } from './lib/config.js';
 import { createLogger, type Logger } from './lib/logger.js';
+import { Metrics } from './lib/metrics.js';
 import { GuardedRedis } from './lib/redisBreaker.js';
 import type { Services } from './lib/services.js';
 import { type PartStatus, partsDown, type Supervised, supervise } from './lib/supervisor.js';
@@ -14,6 +15,7 @@ import { createApp } from './rest/app.js';
 import { mountDocs } from './rest/docs.js';
 import { drainable } from './rest/drain.js';
 import { answerHttpFaults } from './rest/httpFaults.js';
+import { mountLlms } from './rest/llms.js';
 import { RateLimits } from './rest/rateLimit.js';
 import type { RestRoute } from './rest/route.js';
 import { routes } from './rest/routes/index.js';
@@ -78,6 +80,8 @@ export async function startService(config: Config, options: ServiceOptions = {})
     }
     const db = createDb(databaseUrl);
     stops.push(() => db.end());
+    const metrics = new Metrics();
+    metrics.trackPool(db);
     await migrate(db);
     const analyticsDb = createAnalyticsDb(databaseUrl, config.analyticsStatementTimeoutMs);
     stops.push(() => analyticsDb.end());
@@ -115,7 +119,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
       parts.push(() => devnet.parts?.() ?? []);
       registry = loadChains(config, devnet.chains);
     }
-    const clients = createChainClients(registry, { rpcTimeoutMs: config.rpcTimeoutMs });
+    const clients = createChainClients(registry, { rpcTimeoutMs: config.rpcTimeoutMs, metrics });
     // Listen first: with PORT=0 the URLs derived from the port are known only then.
     // Node checks headersTimeout/requestTimeout only every connectionsCheckingInterval (30 s by
     // default): a slow client would hold its socket up to 30 s past REQUEST_TIMEOUT_MS. Check often.
@@ -135,7 +139,16 @@ export async function startService(config: Config, options: ServiceOptions = {})
       config,
       typeof address === 'object' && address ? address.port : config.port,
     );
-    const services: Services = { config: listenConfig, logger, db, analyticsDb, redis, registry, clients };
+    const services: Services = {
+      config: listenConfig,
+      logger,
+      db,
+      analyticsDb,
+      redis,
+      registry,
+      clients,
+      metrics,
+    };
     const limits = new RateLimits(redis, config.redisPrefix);
     const app = createApp({
       services,
@@ -150,6 +163,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
       mount: (app) => {
         mountWeb(app, { publicUrl: listenConfig.publicUrl });
         mountDocs(app, { routes, publicUrl: listenConfig.publicUrl, docsUrl: listenConfig.docsUrl });
+        mountLlms(app, { routes, publicUrl: listenConfig.publicUrl, docsUrl: listenConfig.docsUrl });
       },
     });
     server.on('request', app);

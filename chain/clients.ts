@@ -17,6 +17,7 @@ import {
 } from 'viem';
 import type { ChainConfig } from '../lib/config.js';
 import { ApiError, isApiError } from '../lib/errors.js';
+import type { Metrics } from '../lib/metrics.js';
 import type { ChainRegistry } from './registry.js';
 
 export type ChainClient = PublicClient<HttpTransport, Chain>;
@@ -41,17 +42,27 @@ export function viemChainOf(config: ChainConfig): Chain {
   });
 }
 
-export function createChainClient(config: ChainConfig, options: { rpcTimeoutMs: number }): ChainClient {
+export function createChainClient(
+  config: ChainConfig,
+  options: { rpcTimeoutMs: number; metrics?: Metrics },
+): ChainClient {
   return createPublicClient({
     chain: viemChainOf(config),
     // No retries: a slow or dead upstream must surface as UPSTREAM_* within the request's budget.
-    transport: http(config.rpcUrl, { timeout: options.rpcTimeoutMs, retryCount: 0 }),
+    transport: http(config.rpcUrl, {
+      timeout: options.rpcTimeoutMs,
+      retryCount: 0,
+      fetchFn: options.metrics?.rpcFetch(config.key, 'gateway'),
+    }),
     // viem's default 4 s polling makes block numbers stale and receipts slow on fast chains.
     pollingInterval: 50,
   });
 }
 
-export function createChainClients(registry: ChainRegistry, options: { rpcTimeoutMs: number }): ChainClients {
+export function createChainClients(
+  registry: ChainRegistry,
+  options: { rpcTimeoutMs: number; metrics?: Metrics },
+): ChainClients {
   const clients = new Map<string, ChainClient>();
   for (const config of registry.list()) clients.set(config.key, createChainClient(config, options));
   return {

@@ -8,6 +8,7 @@ import pg from 'pg';
 import type { ChainRegistry } from '../chain/registry.js';
 import type { ChainConfig } from '../lib/config.js';
 import type { Logger } from '../lib/logger.js';
+import type { Metrics } from '../lib/metrics.js';
 import type { Db } from '../store/db.js';
 import { buildBatch } from './batch.js';
 import { type ChainEvent, decodeLogs, FOLLOWED_TOPICS } from './events.js';
@@ -25,6 +26,8 @@ export interface FollowerOptions {
   confirmations: number;
   chunkBlocks: number;
   rpcTimeoutMs: number;
+  /** Counts this chain's RPC requests (lib/metrics.ts). */
+  metrics?: Metrics;
   /** Take block times from the logs' `blockTimestamp` when the node gives it (false: read headers). */
   logTimestamps: boolean;
 }
@@ -36,6 +39,8 @@ export interface SyncResult {
   /** First and last block stored by this call (to < from: nothing new). */
   from: number;
   to: number;
+  /** The chain head this call saw (absent when not led). */
+  head?: number;
   chunks: number;
   logs: number;
   ms: number;
@@ -68,7 +73,10 @@ export class ChainFollower {
     readonly chain: ChainConfig,
     private readonly options: FollowerOptions,
   ) {
-    this.rpc = createIndexerRpc(chain, { timeoutMs: Math.max(options.rpcTimeoutMs, 20_000) });
+    this.rpc = createIndexerRpc(chain, {
+      timeoutMs: Math.max(options.rpcTimeoutMs, 20_000),
+      fetchFn: options.metrics?.rpcFetch(chain.key, 'indexer'),
+    });
     this.logger = options.logger.child({ chain: chain.key });
   }
 
@@ -189,7 +197,7 @@ export class ChainFollower {
     const confirmed = head - this.options.confirmations;
     const target = Math.min(confirmed, options.toBlock ?? confirmed);
     const first = checkpoint ? checkpoint.lastBlock + 1 : this.chain.startBlock;
-    const result: SyncResult = { ...IDLE_COUNTS, chain: key, led: true, from: first, to: first - 1 };
+    const result: SyncResult = { ...IDLE_COUNTS, chain: key, led: true, from: first, to: first - 1, head };
     const rangeFrom = (from: number) => ({ from, to: Math.min(from + this.options.chunkBlocks - 1, target) });
 
     // The next chunk is read from the chain while the current one is written.

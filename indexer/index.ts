@@ -52,6 +52,7 @@ export async function startIndexer(services: Services, options: IndexerOptions =
         confirmations: config.indexerConfirmations,
         chunkBlocks: config.indexerChunkBlocks,
         rpcTimeoutMs: config.rpcTimeoutMs,
+        metrics: services.metrics,
         logTimestamps: options.logTimestamps ?? true,
       }),
   );
@@ -87,7 +88,7 @@ export async function startIndexer(services: Services, options: IndexerOptions =
   const followLoop = async (follower: ChainFollower) => {
     while (!stopped) {
       try {
-        const result = await follower.sync();
+        const result = observed(await follower.sync());
         recovered(follower.chain.key);
         if (result.chunks > 0)
           logger.debug({ chain: result.chain, to: result.to, logs: result.logs }, 'chain indexed');
@@ -112,6 +113,10 @@ export async function startIndexer(services: Services, options: IndexerOptions =
     }
   };
 
+  const observed = (result: SyncResult) => {
+    services.metrics?.indexerSynced(result);
+    return result;
+  };
   const loops: Promise<void>[] = [];
   if (options.background ?? true) {
     // The first pass indexes every led chain up to its head, then writes the roll-up at once.
@@ -119,10 +124,13 @@ export async function startIndexer(services: Services, options: IndexerOptions =
       const started = performance.now();
       const results = await Promise.all(
         followers.map((f) =>
-          f.sync().catch((error: unknown) => {
-            report(f.chain.key, error);
-            return null;
-          }),
+          f
+            .sync()
+            .then(observed)
+            .catch((error: unknown) => {
+              report(f.chain.key, error);
+              return null;
+            }),
         ),
       );
       try {

@@ -47,11 +47,15 @@ function isRangeRefusal(error: unknown): boolean {
   return !error.walk((e) => e instanceof HttpRequestError && e.status === undefined);
 }
 
-export function createIndexerRpc(chain: ChainConfig, options: { timeoutMs: number }): IndexerRpc {
+export function createIndexerRpc(
+  chain: ChainConfig,
+  options: { timeoutMs: number; fetchFn?: typeof fetch },
+): IndexerRpc {
   const client = createClient({
     transport: http(chain.rpcUrl, {
       timeout: options.timeoutMs,
       retryCount: 1,
+      fetchFn: options.fetchFn,
       batch: { batchSize: 500, wait: 0 },
     }),
   });

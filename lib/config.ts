@@ -101,6 +101,10 @@ const envSchema = z.object({
   /** gzip / br of bodies of at least COMPRESSION_MIN_BYTES when the client asks. */
   COMPRESSION: onOff.default(true),
   COMPRESSION_MIN_BYTES: z.coerce.number().int().min(0).max(10_485_760).default(1024),
+  /** Bearer token of GET /metrics; unset: /metrics is not served. */
+  METRICS_TOKEN: z.string().min(16).optional(),
+  /** One info log line per request (method, route, status, duration, request id, bucket). */
+  ACCESS_LOG: z.enum(['on', 'off']).default('on'),
 });
 
 export interface Config {
@@ -137,6 +141,8 @@ export interface Config {
   httpCache: boolean;
   compression: boolean;
   compressionMinBytes: number;
+  metricsToken: string | undefined;
+  accessLog: boolean;
 }
 
 function parsePrices(text: string): Record<string, number> {
@@ -207,6 +213,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     httpCache: e.HTTP_CACHE,
     compression: e.COMPRESSION,
     compressionMinBytes: e.COMPRESSION_MIN_BYTES,
+    metricsToken: e.METRICS_TOKEN,
+    accessLog: e.ACCESS_LOG === 'on',
   };
 }
 

@@ -1,13 +1,26 @@
 import pino from 'pino';
+import pretty from 'pino-pretty';
 
 export type Logger = pino.Logger;
+
+export interface LoggerOptions {
+  /**
+   * Human-readable lines (pino-pretty) instead of JSON. Default: when stdout is a terminal, so an
+   * operator running `npm start` reads logs, and a collector (pipe, file, container) gets JSON.
+   */
+  pretty?: boolean;
+}
 
 /**
  * Structured logs. Secrets never reach a log line: the redaction list covers every place a key,
  * token or metadata map could appear in a logged object.
  */
-export function createLogger(level: pino.LevelWithSilent = 'info', name = 'gateway'): Logger {
-  return pino({
+export function createLogger(
+  level: pino.LevelWithSilent = 'info',
+  name = 'gateway',
+  options: LoggerOptions = {},
+): Logger {
+  const settings: pino.LoggerOptions = {
     name,
     level,
     redact: {
@@ -26,5 +39,10 @@ export function createLogger(level: pino.LevelWithSilent = 'info', name = 'gatew
       ],
       censor: '[redacted]',
     },
-  });
+  };
+  const human = options.pretty ?? (process.stdout.isTTY === true && level !== 'silent');
+  // Synchronous, in this thread: a terminal is read by a person, not under load.
+  if (human)
+    return pino(settings, pretty({ sync: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' }));
+  return pino(settings);
 }

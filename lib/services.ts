@@ -4,6 +4,7 @@ import type { ChainRegistry } from '../chain/registry.js';
 import type { Db } from '../store/db.js';
 import type { Config } from './config.js';
 import type { Logger } from './logger.js';
+import type { Metrics } from './metrics.js';
 
 /** What the resolvers and the REST layer share for the life of the process. */
 export interface Services {
@@ -18,4 +19,6 @@ export interface Services {
   redis: Redis | undefined;
   registry: ChainRegistry;
   clients: ChainClients;
+  /** Prometheus metrics of this instance (GET /metrics); absent where nothing serves them. */
+  metrics?: Metrics;
 }

@@ -10,11 +10,12 @@ import express, {
 import type { GraphQLSchema } from 'graphql';
 import qs from 'qs';
 import { ApiError, isApiError } from '../lib/errors.js';
+import { requestObserver } from '../lib/metrics.js';
 import type { Services } from '../lib/services.js';
 import type { AuthenticatedKey } from '../resolvers/apiKeys.js';
 import { createContext } from '../schema/context.js';
 import { storeError } from '../store/db.js';
-import { clientId, onlyMethods, rateLimit, requestId } from './conventions.js';
+import { clientId, onlyMethods, type RateLimitOptions, rateLimit, requestId } from './conventions.js';
 import { answerPreflight, keyCors, PUBLIC_READS, publicCors, publicCorsUnbucketed } from './cors.js';
 import { sendError, sendJson } from './envelope.js';
 import { PersistedOperations } from './execute.js';
@@ -22,6 +23,7 @@ import { createGraphqlServer, graphqlGuard } from './graphql.js';
 import { healthRoutes, type ReadinessCheck } from './health.js';
 import { httpCaches } from './httpCache.js';
 import { keyGuard } from './keyGuard.js';
+import { metricsRoute } from './metricsRoute.js';
 import type { RateLimits } from './rateLimit.js';
 import { responseCacheFor } from './responseCache.js';
 import type { RestRoute } from './route.js';
@@ -49,7 +51,13 @@ export function createApp(options: AppOptions): (req: IncomingMessage, res: Serv
   const { config, logger } = services;
   const docsUrl = config.docsUrl;
   const operations = new PersistedOperations(schema);
-  const limitOptions = { limits, trustProxy: config.trustProxy };
+  const limitOptions: RateLimitOptions = {
+    limits,
+    trustProxy: config.trustProxy,
+    onRefused: services.metrics && ((bucket) => services.metrics?.rateLimitRefused(bucket)),
+  };
+  // Latency histogram and access log, recorded when each response ends (lib/metrics.ts).
+  const observe = requestObserver(services.metrics, config.accessLog ? logger : undefined);
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -59,11 +67,13 @@ export function createApp(options: AppOptions): (req: IncomingMessage, res: Serv
   app.use(...prelude);
 
   healthRoutes(app, services, options.readiness);
+  metricsRoute(app, services);
 
   const yoga = createGraphqlServer(services, schema);
   // yoga is a (req, res) listener; its typings do not name express's handler type.
   app.use(
     '/graphql',
+    routeLabel('/graphql'),
     rateLimit('graphql', limitOptions),
     ...graphqlGuard(services),
     yoga as unknown as express.RequestHandler,
@@ -156,9 +166,9 @@ export function createApp(options: AppOptions): (req: IncomingMessage, res: Serv
 
   // The reference and the operator page count per client too (SPEC §1: every endpoint advertises
   // RateLimit-*); only the health probes stay outside the buckets.
-  app.use(['/docs', '/openapi.json'], rateLimit('docs', limitOptions));
+  app.use(['/docs', '/openapi.json', '/llms.txt'], rateLimit('docs', limitOptions));
   if (config.cors) app.use('/openapi.json', publicCorsUnbucketed());
-  app.all(['/', '/demo'], rateLimit('web', limitOptions));
+  app.all(['/', '/demo', '/favicon.svg', '/favicon.ico'], rateLimit('web', limitOptions));
   app.use('/web', rateLimit('web', limitOptions));
   options.mount?.(app);
 
@@ -182,6 +192,7 @@ export function createApp(options: AppOptions): (req: IncomingMessage, res: Serv
   // do not pay for the wrapping of the response.
   const compress = config.compression ? compression({ threshold: config.compressionMinBytes }) : null;
   const serve = (req: IncomingMessage, res: ServerResponse): void => {
+    observe?.(req, res);
     const url = req.url ?? '/';
     const q = url.indexOf('?');
     const path = q < 0 ? url : url.slice(0, q);
@@ -197,7 +208,7 @@ export function createApp(options: AppOptions): (req: IncomingMessage, res: Serv
     request.query = q < 0 ? {} : qs.parse(url.slice(q + 1), { allowPrototypes: true });
     Object.defineProperty(request, 'path', { value: path });
     request.params = {};
-    response.locals = {};
+    response.locals = { route: path };
     let i = 0;
     const next = (error?: unknown): void => {
       if (error) {
@@ -218,6 +229,14 @@ export function createApp(options: AppOptions): (req: IncomingMessage, res: Serv
   return (req, res) => {
     if (req.headers['accept-encoding'] === undefined) return serve(req, res);
     compress(req as Request, res as Response, () => serve(req, res));
+  };
+}
+
+/** Names the route of a mounted handler (no express route pattern) for the metrics and the access log. */
+function routeLabel(route: string): RequestHandler {
+  return (_req, res, next) => {
+    res.locals.route = route;
+    next();
   };
 }
 

@@ -5,11 +5,19 @@ import { BUCKET_LIMITS, type Bucket, policyHeader } from './buckets.js';
 import type { RateLimits } from './rateLimit.js';
 
 /**
- * X-Request-Id on every response: a fresh id per request, echoed in meta and error bodies. And
- * `nosniff`, so that no browser reads a JSON body (which may echo a client's text) as another type.
+ * An incoming X-Request-Id the service keeps: 1 to 128 visible ASCII characters, without `"` and `\`
+ * (the id is echoed inside JSON strings without escaping, rest/responseCache.ts). Anything else (absent,
+ * repeated, empty, longer, spaces, control or non-ASCII characters) gets a fresh UUID instead.
  */
-export const requestId: RequestHandler = (_req, res, next) => {
-  const id = randomUUID();
+const VALID_REQUEST_ID = /^[\x21\x23-\x5b\x5d-\x7e]{1,128}$/;
+
+/**
+ * X-Request-Id on every response: the caller's valid one, or a fresh id; echoed in meta and error bodies.
+ * And `nosniff`, so that no browser reads a JSON body (which may echo a client's text) as another type.
+ */
+export const requestId: RequestHandler = (req, res, next) => {
+  const incoming = req.headers['x-request-id'];
+  const id = typeof incoming === 'string' && VALID_REQUEST_ID.test(incoming) ? incoming : randomUUID();
   res.locals.requestId = id;
   res.setHeader('X-Request-Id', id);
   res.setHeader('X-Content-Type-Options', 'nosniff');
@@ -29,6 +37,8 @@ export function clientId(req: Request, trustProxy: boolean): string {
 export interface RateLimitOptions {
   limits: RateLimits;
   trustProxy: boolean;
+  /** Told of every 429 (the refusal counter of lib/metrics.ts). */
+  onRefused?: (bucket: Bucket) => void;
 }
 
 /**
@@ -42,6 +52,7 @@ export function rateLimit(
   subject?: (req: Request, res: Response) => { id: string; limit: number },
 ): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
+    res.locals.bucket = bucket;
     const who = subject?.(req, res) ?? {
       id: clientId(req, options.trustProxy),
       limit: BUCKET_LIMITS[bucket],
@@ -53,6 +64,7 @@ export function rateLimit(
         res.setHeader('RateLimit-Reset', String(decision.resetSeconds));
         res.setHeader('RateLimit-Policy', policyHeader(bucket, decision.limit));
         if (decision.allowed) return next();
+        options.onRefused?.(bucket);
         next(
           new ApiError(
             'RATE_LIMITED',

@@ -6,7 +6,7 @@ import {
   COMPONENTS,
   ERROR_DOCS,
   type ErrorExample,
-  errorEnvelopeOf,
+  errorEnvelope,
   HEADERS,
   type HeaderName,
 } from './schemas/common.js';
@@ -234,12 +234,24 @@ function errorResponse(
 ): Response {
   const lines = codes.map((c) => `- \`${c}\`: ${ERROR_DOCS[c].meaning} [More](${docsUrl}/errors/${c})`);
   const extra: HeaderName[] = status === 429 ? ['Retry-After'] : status === 405 ? ['Allow'] : [];
+  // The shared Error component, with `error.code` narrowed to the codes this status carries here (no
+  // `type` beside it and open objects: the envelope's own properties stay those of the component, which
+  // alone refuses a property it does not name).
+  const schema = {
+    allOf: [
+      set.ref(errorEnvelope),
+      {
+        additionalProperties: true,
+        properties: { error: { additionalProperties: true, properties: { code: { enum: codes } } } },
+      },
+    ],
+  };
   return {
     description: `${STATUS_TEXT[status] ?? 'Error'}. The error envelope; \`error.code\` is one of:\n\n${lines.join('\n')}`,
     headers: responseHeaders(bucketed, extra),
     content: {
       [JSON_TYPE]: {
-        schema: set.ref(errorEnvelopeOf(codes)),
+        schema,
         examples: Object.fromEntries(
           codes.map((c) => [
             c,

@@ -214,14 +214,20 @@ function isPresent(body: unknown, path: readonly PropertyKey[]): boolean {
 /** Parses the JSON body; the first problem becomes a 400 INVALID_PARAMETER naming its field. */
 export function parsePositionRequest(body: unknown): PositionRequest {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw ApiError.invalid('body', 'The body must be a JSON object (SPEC §2.4).');
+    throw ApiError.invalid(
+      'body',
+      'The body must be a JSON object (see POST /v1/positions in /openapi.json).',
+    );
   }
   const parsed = positionRequestSchema.safeParse(body);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0]!;
   if (issue.code === 'unrecognized_keys') {
     const field = parameterOf([...issue.path, issue.keys[0]!]);
-    throw ApiError.invalid(field, `${field}: unknown field, not part of the request (SPEC §2.4).`);
+    throw ApiError.invalid(
+      field,
+      `${field}: unknown field; POST /v1/positions accepts only the fields its schema lists (/openapi.json).`,
+    );
   }
   const field = parameterOf(issue.path);
   if (issue.code === 'invalid_type' && !isPresent(body, issue.path)) {

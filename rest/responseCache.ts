@@ -44,6 +44,8 @@ export class ResponseCache {
   constructor(
     private readonly redis: Redis | undefined,
     private readonly prefix: string,
+    /** Told of each lookup's result (the cache counter of lib/metrics.ts). */
+    private readonly counted?: (hit: boolean) => void,
   ) {}
 
   private redisKey(key: string): string {
@@ -62,7 +64,10 @@ export class ResponseCache {
   peek(key: string, now = Date.now()): CachedData | undefined {
     const entry = this.local.get(key);
     if (entry === undefined) return undefined;
-    if (entry.expiresAt > now) return entry.value;
+    if (entry.expiresAt > now) {
+      this.counted?.(true);
+      return entry.value;
+    }
     this.local.delete(key);
     return undefined;
   }
@@ -84,6 +89,7 @@ export class ResponseCache {
       if (typeof stored.d !== 'string' || !(stored.e > Date.now())) return undefined;
       const value = { data: stored.d, rollupAt: stored.r ?? null };
       this.keep(key, { value, expiresAt: stored.e });
+      this.counted?.(true);
       return value;
     } catch {
       return undefined;
@@ -115,6 +121,7 @@ export class ResponseCache {
   ): Promise<{ value: CachedData; cached: boolean }> {
     const hit = await this.get(key);
     if (hit !== undefined) return { value: hit, cached: true };
+    this.counted?.(false);
     let running = this.inflight.get(key);
     if (running) {
       const shared = await running;
@@ -148,7 +155,9 @@ const caches = new WeakMap<Services, ResponseCache>();
 export function responseCacheFor(services: Services): ResponseCache {
   let cache = caches.get(services);
   if (!cache) {
-    cache = new ResponseCache(services.redis, services.config.redisPrefix);
+    cache = new ResponseCache(services.redis, services.config.redisPrefix, (hit) =>
+      services.metrics?.cacheLookup(hit),
+    );
     caches.set(services, cache);
   }
   return cache;

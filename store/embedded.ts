@@ -1,6 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { chmod, mkdir } from 'node:fs/promises';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import exitHook from 'async-exit-hook';
@@ -113,10 +113,41 @@ export async function startEmbeddedPostgres(opts: {
     await admin.end();
   }
   opts.logger.info({ port, databaseDir }, 'embedded postgres started');
+  const url = `postgres://postgres:${password}@127.0.0.1:${port}/${DB_NAME}`;
+  // Where this server listens, for the operator commands (npm run keys) while it runs: they cannot
+  // start a second server on the same data directory.
+  const published = publishedPath(opts.dataDir);
+  await writeFile(published, `${JSON.stringify({ url, pid: process.pid })}\n`, { mode: 0o600 });
   return {
-    url: `postgres://postgres:${password}@127.0.0.1:${port}/${DB_NAME}`,
+    url,
     exited: () => exited,
     restart: start,
-    stop: () => server.stop(),
+    stop: async () => {
+      rmSync(published, { force: true });
+      await server.stop();
+    },
   };
+}
+
+/** The file under DATA_DIR naming the URL of the embedded store while a process runs it. */
+export function publishedPath(dataDir: string): string {
+  return join(dataDir, 'embedded-postgres.json');
+}
+
+/** The URL the running process published for `dataDir`, or null (none, or its process is gone). */
+export function publishedEmbeddedUrl(dataDir: string): { url: string; pid: number } | null {
+  let published: { url?: unknown; pid?: unknown };
+  try {
+    published = JSON.parse(readFileSync(publishedPath(dataDir), 'utf8'));
+  } catch {
+    return null;
+  }
+  if (typeof published.url !== 'string' || typeof published.pid !== 'number') return null;
+  try {
+    process.kill(published.pid, 0);
+  } catch (error) {
+    // EPERM: the process exists under another user; ESRCH: a stale file of a process that died.
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return null;
+  }
+  return { url: published.url, pid: published.pid };
 }

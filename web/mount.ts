@@ -4,8 +4,8 @@ import type express from 'express';
 import type { Request, Response } from 'express';
 
 /**
- * The operator's page: one HTML, one script, one stylesheet, read once at start and served from
- * memory outside the rate-limit buckets (createApp's `mount`). Only these three files are served;
+ * The operator's page: one HTML, one script, one stylesheet and the icon, read once at start and served from
+ * memory outside the rate-limit buckets (createApp's `mount`). Only these files are served;
  * nothing else of `web/` is reachable. The page calls the demo endpoints from the same origin.
  */
 
@@ -40,6 +40,7 @@ export function mountWeb(app: express.Express, options: { publicUrl: string }): 
   );
   const script = asset('app.js', 'text/javascript; charset=utf-8');
   const style = asset('style.css', 'text/css; charset=utf-8');
+  const icon = asset('favicon.svg', 'image/svg+xml');
 
   const serve = (file: Asset) => (req: Request, res: Response) => {
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
@@ -58,4 +59,6 @@ export function mountWeb(app: express.Express, options: { publicUrl: string }): 
   app.get(['/', '/demo'], serve(page));
   app.get('/web/app.js', serve(script));
   app.get('/web/style.css', serve(style));
+  // Browsers ask for /favicon.ico on every page of the origin (docs, JSON too): an SVG, which they take.
+  app.get(['/favicon.svg', '/favicon.ico'], serve(icon));
 }

@@ -3,7 +3,7 @@ import { STRATEGY_SORTS } from '../../resolvers/catalogue/params.js';
 import { address, baseUnits, component, count, dateTime, hash32, meta, readBody, usd } from './common.js';
 
 /**
- * Bodies of the catalogue's read paths (rest/routes/catalogue.ts): /api/stats (SPEC §2.2),
+ * Bodies of the catalogue's read paths (rest/routes/catalogue.ts): /api/stats,
  * /api/chains, /api/strategies and /api/strategy-detail (open bodies of SPEC §2.8: their objects
  * allow additional properties; the fields below are the ones this version sends).
  */
@@ -58,7 +58,7 @@ export const stats = component(
         .array(pairStats)
         .meta({ description: 'At most 10, most open strategies first.' }),
     })
-    .meta({ description: 'Totals, per-chain and per-pair roll-ups of the catalogue (SPEC §2.2).' }),
+    .meta({ description: 'Totals, per-chain and per-pair roll-ups of the catalogue.' }),
 );
 
 export const chain = component(

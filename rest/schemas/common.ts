@@ -33,17 +33,22 @@ export const baseUnits = z
   .regex(/^[0-9]+$/)
   .meta({ description: 'Integer string in base units.', examples: ['1000000'] });
 export const uuid = z.string().meta({ format: 'uuid' });
+/** The caller's valid X-Request-Id (rest/conventions.ts), else a UUID the service made. */
+export const requestIdValue = z
+  .string()
+  .regex(/^[\x21\x23-\x5b\x5d-\x7e]{1,128}$/)
+  .meta({ examples: ['3f0b6c1e-9a52-4d7e-8c1a-2b5e6f7a8d90'] });
 export const usd = z.number().meta({ description: 'US dollars.' });
 export const count = z.int().min(0);
 
 // ---------------------------------------------------------------------------------------------------
-// meta (SPEC §2.1)
+// meta
 
 export const meta = component(
   'Meta',
   z
     .object({
-      requestId: uuid.meta({ description: 'Same value as the X-Request-Id header.' }),
+      requestId: requestIdValue.meta({ description: 'Same value as the X-Request-Id header.' }),
       generatedAt: dateTime,
       apiVersion: z.literal('v1'),
       freshnessSeconds: count.nullable().optional().meta({
@@ -54,7 +59,7 @@ export const meta = component(
         .optional()
         .meta({ description: 'True when served from the short-lived response cache.' }),
     })
-    .meta({ description: 'Member of every `{ data, meta }` body (SPEC §2.1).' }),
+    .meta({ description: 'Member of every `{ data, meta }` body.' }),
 );
 
 /** `{ data, meta }` of SPEC §1.4. */
@@ -65,7 +70,7 @@ export function readBody<T extends z.ZodType>(data: T, metaSchema: z.ZodType = m
 // ---------------------------------------------------------------------------------------------------
 // The error envelope (SPEC §7, lib/errors.ts, rest/envelope.ts)
 
-/** What each code means (SPEC §7) and what a client should do about it: the /docs/errors pages too. */
+/** What each code means and what a client should do about it: the /docs/errors pages too. */
 export interface ErrorDoc {
   title: string;
   meaning: string;
@@ -189,7 +194,7 @@ export const errorIssue = component(
       spender: z.string().nullable().optional(),
       token: z.string().optional(),
     })
-    .meta({ description: 'A structured, client-fixable problem (SPEC §7 rule 2).' }),
+    .meta({ description: 'A structured, client-fixable problem.' }),
 );
 
 const errorBody = (codes: readonly ErrorCode[]) => {
@@ -199,7 +204,7 @@ const errorBody = (codes: readonly ErrorCode[]) => {
       description: 'Stable and machine-mappable: branch on it, never on the message.',
     }),
     message: z.string().meta({ description: 'Human-readable; may change without notice.' }),
-    requestId: uuid.meta({ description: 'Same value as the X-Request-Id header.' }),
+    requestId: requestIdValue.meta({ description: 'Same value as the X-Request-Id header.' }),
     retryable: (retryable.length === 1 ? z.literal(retryable[0]!) : z.boolean()).meta({
       description: 'True when the same request may be retried after a backoff.',
     }),
@@ -214,24 +219,14 @@ const errorBody = (codes: readonly ErrorCode[]) => {
   });
 };
 
-/** The envelope of every error response (SPEC §7), any code. */
-export const errorEnvelope = z
-  .object({ error: errorBody(ERROR_CODE_LIST) })
-  .meta({ description: 'The one error envelope (SPEC §7).' });
-
-/** The envelope as one status of one operation can carry it: its closed set of codes. */
-const envelopes = new Map<string, z.ZodObject>();
-
-export function errorEnvelopeOf(codes: readonly ErrorCode[]) {
-  // One schema per set of codes: operations that share a set share its conversion.
-  const key = codes.join(',');
-  let schema = envelopes.get(key);
-  if (!schema) {
-    schema = z.object({ error: errorBody(codes) });
-    envelopes.set(key, schema);
-  }
-  return schema;
-}
+/**
+ * The envelope of every error response, any code: the `Error` component every operation references
+ * (rest/openapi.ts narrows `error.code` per status beside the reference).
+ */
+export const errorEnvelope = component(
+  'Error',
+  z.object({ error: errorBody(ERROR_CODE_LIST) }).meta({ description: 'The one error envelope.' }),
+);
 
 // ---------------------------------------------------------------------------------------------------
 // Headers (SPEC §1, §8; rest/conventions.ts)
@@ -240,8 +235,9 @@ const BUCKET_NAMES = Object.keys(BUCKET_LIMITS).join('|');
 
 export const HEADERS = {
   'X-Request-Id': {
-    description: 'Unique per request; the same value as `meta.requestId` or `error.requestId`.',
-    schema: uuid,
+    description:
+      'The request id: the caller\'s own `X-Request-Id` when it is 1-128 visible ASCII characters without `"` or `\\`, else a UUID the service makes. The same value as `meta.requestId` or `error.requestId`; quote it to the operator.',
+    schema: requestIdValue,
   },
   'RateLimit-Limit': {
     description: 'Requests allowed in the current window of the bucket.',

@@ -5,10 +5,12 @@ import { address, baseUnits, component, dateTime, hash32, meta, readBody } from 
 
 /**
  * POST /v1/positions (request SPEC §2.4: `positionRequestSchema`, the one the route parses with;
- * response SPEC §2.5) and GET /v1/positions/{positionId} (SPEC §2.6).
+ * response SPEC §2.5) and GET /v1/positions/{positionId}.
  */
 
-export const positionRequest = component('PositionRequest', positionRequestSchema);
+// Inline in the operation, not a component: generated clients (openapi-typescript) keep a field with a
+// default optional only inside a requestBody; as a component it would be demanded.
+export const positionRequest = positionRequestSchema;
 
 const preparedTransaction = component(
   'PreparedTransaction',
@@ -112,7 +114,7 @@ export const preparedPosition = component(
         .optional()
         .meta({ description: 'The request metadata, echoed.' }),
     })
-    .meta({ description: 'The ordered, UNSIGNED transactions that create a position (SPEC §2.5).' }),
+    .meta({ description: 'The ordered, UNSIGNED transactions that create a position.' }),
 );
 
 export const prepareMeta = component(
@@ -143,7 +145,7 @@ export const positionStatus = component(
       strategyHash: hash32,
       status: z.enum(['prepared', 'shipped', 'filled']).meta({
         description:
-          'prepared: nothing seen on chain yet; shipped: the strategy is in the live catalogue; filled: it has settled volume (SPEC §3).',
+          'prepared: nothing seen on chain yet; shipped: the strategy is in the live catalogue; filled: it has settled volume.',
       }),
       chain: z.string().optional(),
       chainId: z.int().optional(),
@@ -161,7 +163,7 @@ export const positionStatus = component(
     })
     .meta({
       description:
-        'What the service has observed of a position the calling key prepared (SPEC §2.6). `firstSeen*` record when the service observed a state, not when it happened.',
+        'What the service has observed of a position the calling key prepared. `firstSeen*` record when the service observed a state, not when it happened.',
     }),
 );
 

@@ -73,6 +73,23 @@ describe('the page is served by the service', () => {
     expect(style.headers.get('content-type')).toBe('text/css; charset=utf-8');
     const etag = style.headers.get('etag')!;
     expect((await svc.get('/web/style.css', { headers: { 'if-none-match': etag } })).status).toBe(304);
+    const icon = await svc.get('/favicon.ico');
+    expect(icon.status).toBe(200);
+    expect(icon.headers.get('content-type')).toBe('image/svg+xml');
+    expect(await icon.text()).toMatch(/^<svg /);
+    const llms = await svc.get('/llms.txt');
+    expect(llms.status).toBe(200);
+    expect(llms.headers.get('content-type')).toBe('text/plain; charset=utf-8');
+    const text = await llms.text();
+    expect(text).toMatch(/^# Liquidity catalogue gateway\n\n> /);
+    for (const part of [
+      '## Endpoints',
+      'POST /v1/positions',
+      '## Authentication',
+      '## Errors',
+      `${svc.url}/openapi.json`,
+    ])
+      expect(text).toContain(part);
     for (const hidden of ['/web/mount.ts', '/web/index.html', '/web/', '/web/../package.json']) {
       const res = await svc.get(hidden);
       expect(res.status, hidden).toBe(404);
@@ -175,5 +192,48 @@ describe('the operator page in Chromium', () => {
     expect(apiStatuses).toContain('/api/balances 200');
     expect(apiStatuses).toContain('/api/balances 400');
     await page.close();
+  }, 90_000);
+
+  it('fits the page at 1280 px without clipped figures and at 390 px without sideways scroll', async () => {
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    for (const width of [1280, 390]) {
+      const page = await browser.newPage({ viewport: { width, height: 900 } });
+      await page.goto(`${svc.url}/demo`);
+      await page.waitForSelector('#pilot[data-state="ready"]', { timeout: 20_000 });
+      await page.waitForSelector('#stats[data-state="ready"]', { timeout: 20_000 });
+      await page.waitForFunction(
+        () => document.querySelectorAll('#badges-table .badge').length === 7,
+        undefined,
+        {
+          timeout: 15_000,
+        },
+      );
+      await page.screenshot({
+        path: path.join(SCREENSHOTS, `web-operator-page-${width}.png`),
+        fullPage: true,
+      });
+      const layout = await page.evaluate(() => {
+        const root = document.documentElement;
+        // A figure is clipped when its text is wider than its box (the KPI values, the pills, the metas).
+        const clipped = [...document.querySelectorAll<HTMLElement>('.kpi-value, .pill, .meta, .kpi-label')]
+          .filter((el) => el.offsetParent !== null && el.scrollWidth > el.clientWidth + 1)
+          .map((el) => `${el.className}: ${el.textContent} (${el.scrollWidth} > ${el.clientWidth})`);
+        // Anything reaching past the viewport that is not inside a scrolling box of its own.
+        const overflowing = [...document.querySelectorAll<HTMLElement>('body *')]
+          .filter((el) => el.getBoundingClientRect().right > root.clientWidth + 1)
+          .filter((el) => {
+            for (let p = el.parentElement; p; p = p.parentElement)
+              if (/(auto|scroll|hidden)/.test(getComputedStyle(p).overflowX)) return false;
+            return true;
+          })
+          .map((el) => `${el.tagName.toLowerCase()}#${el.id}.${el.className}`)
+          .slice(0, 5);
+        return { scrollWidth: root.scrollWidth, clientWidth: root.clientWidth, clipped, overflowing };
+      });
+      expect(layout.clipped, `${width} px`).toEqual([]);
+      expect(layout.overflowing, `${width} px`).toEqual([]);
+      expect(layout.scrollWidth, `${width} px`).toBeLessThanOrEqual(layout.clientWidth);
+      await page.close();
+    }
   }, 90_000);
 });

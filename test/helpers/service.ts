@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ChainConfig } from '../../lib/config.js';
 import { loadConfig } from '../../lib/config.js';
-import { createLogger } from '../../lib/logger.js';
+import { createLogger, type Logger } from '../../lib/logger.js';
 import type { RestRoute } from '../../rest/route.js';
 import { type RunningService, startService } from '../../service.js';
 import { createTestDatabase } from './postgres.js';
@@ -19,7 +19,13 @@ export interface TestService extends RunningService {
  * Postgres (or DATABASE_URL given in env), with the chains given (none by default).
  */
 export async function startTestService(
-  options: { env?: Record<string, string>; chains?: ChainConfig[]; extraRoutes?: RestRoute[] } = {},
+  options: {
+    env?: Record<string, string>;
+    chains?: ChainConfig[];
+    extraRoutes?: RestRoute[];
+    /** The service's logger (default: silent). */
+    logger?: Logger;
+  } = {},
 ): Promise<TestService> {
   const database = options.env?.DATABASE_URL ? null : await createTestDatabase();
   const config = loadConfig({
@@ -34,7 +40,7 @@ export async function startTestService(
   const running = await startService(config, {
     chains: options.chains ?? [],
     extraRoutes: options.extraRoutes ?? [],
-    logger: createLogger('silent'),
+    logger: options.logger ?? createLogger('silent'),
   });
   const get = (path: string, init?: RequestInit) => fetch(`${running.url}${path}`, init);
   const graphql = async <T>(query: string, variables?: Record<string, unknown>): Promise<T> => {
