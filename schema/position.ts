@@ -8,7 +8,7 @@ import {
   type PreparedTransaction as PreparedTransactionShape,
   positionStatus,
   preparePosition,
-} from '../resolvers/positions.js';
+} from '../resolvers/positions/index.js';
 import { builder } from './builder.js';
 
 const DepositInput = builder.inputType('DepositInput', {

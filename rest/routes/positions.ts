@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PREPARE_NOTE } from '../../resolvers/positions.js';
+import { PREPARE_NOTE } from '../../resolvers/positions/index.js';
 import { PositionStatusDocument, PreparePositionDocument } from '../generated/graphql.js';
 import {
   POSITION_ID_PATTERN,

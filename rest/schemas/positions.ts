@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PROTOCOL_FEE_BPS } from '../../resolvers/positions.js';
+import { PROTOCOL_FEE_BPS } from '../../resolvers/positions/index.js';
 import { positionRequestSchema } from '../positionRequest.js';
 import { address, baseUnits, component, dateTime, hash32, meta, readBody } from './common.js';
 

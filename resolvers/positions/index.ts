@@ -1,0 +1,9 @@
+/**
+ * Position preparation and tracking (SPEC §2.4–2.6, §3, §4.9, §4.10), by concern: `prepare` (with its
+ * steps `intent`, `order`, `reads`, `approvals`, `preflight`), `idempotency`, `fees`, `status`.
+ */
+export { feeBreakdown, feePercent, MAX_MAKER_FEE_BPS, PROTOCOL_FEE_BPS } from './fees.js';
+export { positionSalt } from './idempotency.js';
+export { preparePosition } from './prepare.js';
+export { POSITION_NOT_FOUND, positionStatus } from './status.js';
+export * from './types.js';
