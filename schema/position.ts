@@ -18,6 +18,12 @@ const DepositInput = builder.inputType('DepositInput', {
   }),
 });
 
+export const ApprovalMode = builder.enumType('ApprovalMode', {
+  description:
+    'How far a short allowance is raised: `exact` (what every open position of the wallet needs) or `unlimited` (max uint256).',
+  values: ['exact', 'unlimited'] as const,
+});
+
 const PreparePositionInput = builder.inputType('PreparePositionInput', {
   description: 'The body of POST /v1/positions (SPEC §2.4), already validated by the REST layer.',
   fields: (t) => ({
@@ -28,6 +34,7 @@ const PreparePositionInput = builder.inputType('PreparePositionInput', {
     includeApprovals: t.boolean({ required: false, defaultValue: true }),
     checkBalances: t.boolean({ required: false, defaultValue: false }),
     metadata: t.field({ type: 'JSON', required: false, description: 'A map of strings, echoed back.' }),
+    approval: t.field({ type: ApprovalMode, required: false, defaultValue: 'exact' }),
   }),
 });
 

@@ -1,5 +1,5 @@
 /** Approve steps: where the live allowance to a spender is short, with the USDT reset rule. */
-import { type Address, getAddress } from 'viem';
+import { type Address, getAddress, maxUint256 } from 'viem';
 import { approveCalldata } from '../../chain/calldata.js';
 import type { TokenConfig } from '../../lib/config.js';
 import { human } from './reads.js';
@@ -21,7 +21,7 @@ export function stepList(): { transactions: PreparedTransaction[]; step: StepSin
 }
 
 /**
- * The approve step(s) of one token when `allowance` is below `target` (none otherwise). USDT (and
+ * The approve step(s) of one token when `allowance` is below `needed` (none otherwise). USDT (and
  * tokens like it) refuse to change an allowance that is not zero to another value that is not zero: a
  * short allowance goes to zero first, on every token (one more step, never a revert).
  */
@@ -32,12 +32,16 @@ export function approveSteps(
     spender: Address;
     spenderName: string;
     allowance: bigint;
+    /** What must be covered; nothing is returned when the allowance reaches it. */
+    needed: bigint;
+    /** The allowance to set when short: `needed`, or max uint256 for an unlimited approval. */
     target: bigint;
     why: string;
   },
 ): void {
   const { token: config, spender, spenderName, allowance, target } = params;
-  if (allowance >= target) return;
+  if (allowance >= params.needed) return;
+  const shown = target === maxUint256 ? 'any amount (unlimited)' : human(target, config);
   const token = getAddress(config.address);
   if (allowance > 0n) {
     step(
@@ -52,7 +56,7 @@ export function approveSteps(
     'approve',
     token,
     approveCalldata(spender, target),
-    `Approve ${spenderName} (${spender}) to use up to ${human(target, config)} of this wallet. ` +
+    `Approve ${spenderName} (${spender}) to use up to ${shown} of this wallet. ` +
       `The current allowance (${human(allowance, config)}) is short. ${params.why}`,
   );
 }

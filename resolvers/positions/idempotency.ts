@@ -20,6 +20,7 @@ export interface FingerprintedIntent {
   includeApprovals: boolean;
   checkBalances: boolean;
   metadata: Record<string, string> | null;
+  approval: 'exact' | 'unlimited';
 }
 
 /** The canonical request (tokens resolved and sorted, defaults applied, metadata keys sorted), hashed. */
@@ -34,6 +35,8 @@ export function fingerprintOf(intent: FingerprintedIntent): string {
     intent.metadata === null
       ? null
       : Object.entries(intent.metadata).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+    // Appended only when not the default, so the fingerprints stored before the field existed still match.
+    ...(intent.approval === 'exact' ? [] : [intent.approval]),
   ]);
   return createHash('sha256').update(canonical).digest('hex');
 }

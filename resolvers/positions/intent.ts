@@ -4,7 +4,7 @@ import type { ChainConfig, TokenConfig } from '../../lib/config.js';
 import { ApiError, type ErrorIssue } from '../../lib/errors.js';
 import type { GraphQLContext } from '../../schema/context.js';
 import { MAX_MAKER_FEE_BPS } from './fees.js';
-import type { PreparePositionInput } from './types.js';
+import { APPROVAL_MODES, type ApprovalMode, type PreparePositionInput } from './types.js';
 
 const MAX_AMOUNT = (1n << 248n) - 1n;
 const WALLET = /^0x[a-fA-F0-9]{40}$/;
@@ -36,6 +36,9 @@ export function assertInput(input: PreparePositionInput): void {
   const fee = input.makerFeeBps ?? 0;
   if (!Number.isInteger(fee) || fee < 0 || fee > MAX_MAKER_FEE_BPS) {
     throw ApiError.invalid('makerFeeBps', `makerFeeBps must be an integer in 0..${MAX_MAKER_FEE_BPS}.`);
+  }
+  if (input.approval != null && !APPROVAL_MODES.includes(input.approval)) {
+    throw ApiError.invalid('approval', `approval must be one of ${APPROVAL_MODES.join(', ')}.`);
   }
 }
 
@@ -108,6 +111,7 @@ export interface ResolvedIntent {
   includeApprovals: boolean;
   checkBalances: boolean;
   metadata: Record<string, string> | null;
+  approval: ApprovalMode;
 }
 
 export function resolveIntent(
@@ -133,5 +137,6 @@ export function resolveIntent(
     includeApprovals: input.includeApprovals ?? true,
     checkBalances: input.checkBalances ?? false,
     metadata: input.metadata ?? null,
+    approval: input.approval ?? 'exact',
   };
 }

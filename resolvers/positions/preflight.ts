@@ -86,15 +86,20 @@ function allowanceChecks(
   issues: PreflightIssue[],
 ): void {
   for (const side of sides) {
-    if (side.allowance >= side.amount) continue;
+    const needed = side.committed + side.amount;
+    if (side.allowance >= needed) continue;
     checks.push({
       name: `allowance_${side.suffix}`,
       ok: false,
-      detail: `${side.token.symbol}: allowance ${human(side.allowance, side.token)} is below ${human(side.amount, side.token)}; ship reverts until Aqua is approved (includeApprovals=false left the step out).`,
+      detail:
+        `${side.token.symbol}: allowance ${human(side.allowance, side.token)} is below ${human(needed, side.token)}` +
+        `${side.committed > 0n ? ` (this position plus the ${human(side.committed, side.token)} the wallet's open positions hold)` : ''}. ` +
+        'The position still ships (ship never checks the allowance), but no swap can fill it until Aqua is approved ' +
+        '(includeApprovals=false left the step out).',
     });
     issues.push({
       type: 'INSUFFICIENT_ALLOWANCE',
-      expected: side.amount.toString(),
+      expected: needed.toString(),
       actual: side.allowance.toString(),
       spender: aqua,
       token: getAddress(side.token.address),
@@ -105,16 +110,19 @@ function allowanceChecks(
 function balanceChecks(sides: readonly Side[], checks: PreflightCheck[], issues: PreflightIssue[]): void {
   for (const side of sides) {
     if (side.balance === undefined) continue;
-    const ok = side.balance >= side.amount;
+    const needed = side.committed + side.amount;
+    const ok = side.balance >= needed;
+    const open =
+      side.committed > 0n ? ` (with the ${human(side.committed, side.token)} of its open positions)` : '';
     checks.push({
       name: `balance_${side.suffix}`,
       ok,
-      detail: `${side.token.symbol}: balance ${human(side.balance, side.token)} ${ok ? 'covers' : 'is below'} ${human(side.amount, side.token)}.`,
+      detail: `${side.token.symbol}: balance ${human(side.balance, side.token)} ${ok ? 'covers' : 'is below'} ${human(needed, side.token)}${open}.`,
     });
     if (!ok) {
       issues.push({
         type: 'INSUFFICIENT_BALANCE',
-        expected: side.amount.toString(),
+        expected: needed.toString(),
         actual: side.balance.toString(),
         token: getAddress(side.token.address),
       });

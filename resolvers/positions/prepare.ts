@@ -2,7 +2,7 @@
  * POST /v1/positions (SPEC §2.4–2.5, §4.9). The service builds the order that carries the protocol fee
  * and the unsigned transactions that ship it; it never signs, never broadcasts and reserves nothing.
  */
-import { type Address, getAddress } from 'viem';
+import { type Address, getAddress, maxUint256 } from 'viem';
 import { shipCalldata } from '../../chain/calldata.js';
 import type { TokenConfig } from '../../lib/config.js';
 import { ApiError } from '../../lib/errors.js';
@@ -10,12 +10,13 @@ import type { GraphQLContext } from '../../schema/context.js';
 import { findPositionByIdempotencyKey, insertPosition } from '../../store/positions.js';
 import { UNAUTHORIZED_MESSAGE } from '../apiKeys.js';
 import { approveSteps, type StepSink, stepList } from './approvals.js';
+import { readCoverage } from './coverage.js';
 import { feeBreakdown, feePercent, PROTOCOL_FEE_BPS } from './fees.js';
 import { fingerprintOf, positionSalt, replay } from './idempotency.js';
 import { assertEnvironment, assertInput, type ResolvedIntent, resolveIntent } from './intent.js';
 import { buildPositionOrder, type PositionOrder } from './order.js';
 import { preflightOf } from './preflight.js';
-import { human, readSides, type Side } from './reads.js';
+import { human, type Side } from './reads.js';
 import type { PositionToken, PreparedPayload, PreparedPosition, PreparePositionInput } from './types.js';
 
 /** Whole-token ratio amountA / amountB (decimals applied; equal to the raw ratio for equal decimals). */
@@ -51,13 +52,18 @@ function transactionsOf(intent: ResolvedIntent, sides: readonly Side[], order: P
   const { transactions, step } = stepList();
   if (intent.includeApprovals) {
     for (const side of sides) {
+      const needed = side.committed + side.amount;
       approveSteps(step, {
         token: side.token,
         spender: aqua,
         spenderName: 'Aqua',
         allowance: side.allowance,
-        target: side.amount,
-        why: 'Tokens stay in the wallet; Aqua moves them only when a taker trades against the position.',
+        needed,
+        target: intent.approval === 'unlimited' ? maxUint256 : needed,
+        why:
+          (side.committed > 0n
+            ? `One allowance serves every position of this wallet: this one's ${human(side.amount, side.token)} plus the ${human(side.committed, side.token)} its open positions hold. `
+            : '') + 'Tokens stay in the wallet; Aqua moves them only when a taker trades against a position.',
       });
     }
   }
@@ -139,6 +145,7 @@ export async function preparePosition(
     includeApprovals: intent.includeApprovals,
     checkBalances: intent.checkBalances,
     metadata,
+    approval: intent.approval,
   });
 
   if (idempotencyKey !== null) {
@@ -152,14 +159,22 @@ export async function preparePosition(
     makerFeeBps: intent.makerFeeBps,
     salt: positionSalt(key.keyId, idempotencyKey),
   });
-  const sides = await readSides(ctx, {
+  const coverage = await readCoverage(ctx, {
     chain,
     wallet,
-    aqua: getAddress(chain.aqua),
     tokens: [tokenA, tokenB],
-    amounts: [amountA, amountB],
-    checkBalances: intent.checkBalances,
+    balances: intent.checkBalances,
   });
+  const sides = coverage.tokens.map(
+    (c, i): Side => ({
+      token: c.token,
+      amount: i === 0 ? amountA : amountB,
+      allowance: c.allowance,
+      balance: c.balance ?? undefined,
+      committed: c.committed,
+      suffix: i === 0 ? 'a' : 'b',
+    }),
+  );
   const payload = payloadOf(intent, order, sides, input, idempotencyKey !== null);
 
   const inserted = await insertPosition(db, {

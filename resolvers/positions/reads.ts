@@ -1,4 +1,4 @@
-/** The live reads of a prepare: allowances to Aqua (and balances) of both tokens, one multicall. */
+/** Live ERC-20 reads through the request's multicall loader, and how their figures are shown. */
 import { type Abi, type Address, formatUnits } from 'viem';
 import { erc20Abi } from '../../chain/abi.js';
 import { classifyRpcError } from '../../chain/clients.js';
@@ -12,6 +12,8 @@ export interface Side {
   amount: bigint;
   allowance: bigint;
   balance: bigint | undefined;
+  /** What the wallet's active strategies already hold of the token (their live virtual balances). */
+  committed: bigint;
   suffix: 'a' | 'b';
 }
 
@@ -47,35 +49,4 @@ export function erc20Read(
     functionName,
     args,
   }) as Promise<bigint>;
-}
-
-/** Allowances (and balances) of both tokens: one multicall, one RPC round trip. */
-export async function readSides(
-  ctx: GraphQLContext,
-  params: {
-    chain: ChainConfig;
-    wallet: Address;
-    aqua: Address;
-    tokens: readonly [TokenConfig, TokenConfig];
-    amounts: readonly [bigint, bigint];
-    checkBalances: boolean;
-  },
-): Promise<[Side, Side]> {
-  const { chain, wallet, aqua, tokens, amounts } = params;
-  try {
-    const reads = tokens.map((t) => erc20Read(ctx, chain, t, 'allowance', [wallet, aqua]));
-    if (params.checkBalances)
-      reads.push(...tokens.map((t) => erc20Read(ctx, chain, t, 'balanceOf', [wallet])));
-    const values = await Promise.all(reads);
-    const side = (i: 0 | 1): Side => ({
-      token: tokens[i],
-      amount: amounts[i],
-      allowance: values[i]!,
-      balance: params.checkBalances ? values[2 + i] : undefined,
-      suffix: i === 0 ? 'a' : 'b',
-    });
-    return [side(0), side(1)];
-  } catch (error) {
-    throw upstream(error, chain.key);
-  }
 }

@@ -16,7 +16,12 @@ export interface PreparePositionInput {
   includeApprovals?: boolean | null;
   checkBalances?: boolean | null;
   metadata?: Record<string, string> | null;
+  /** `exact` (default): approve what every active strategy of the wallet plus this one needs; `unlimited`: max uint256. */
+  approval?: ApprovalMode | null;
 }
+
+export const APPROVAL_MODES = ['exact', 'unlimited'] as const;
+export type ApprovalMode = (typeof APPROVAL_MODES)[number];
 
 export interface PreparedTransaction {
   step: number;

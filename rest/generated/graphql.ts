@@ -4,6 +4,11 @@ type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
 /** Internal type. DO NOT USE DIRECTLY. */
 export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
 import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-node/core';
+/** How far a short allowance is raised: `exact` (what every open position of the wallet needs) or `unlimited` (max uint256). */
+export type ApprovalMode =
+  | 'exact'
+  | 'unlimited';
+
 export type BadgeMetric =
   | 'chains'
   | 'makers'
@@ -22,6 +27,7 @@ export type DepositInput = {
 
 /** The body of POST /v1/positions (SPEC §2.4), already validated by the REST layer. */
 export type PreparePositionInput = {
+  approval?: ApprovalMode | null | undefined;
   chain: string;
   checkBalances?: boolean | null | undefined;
   /** Exactly 2. */
