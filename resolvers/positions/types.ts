@@ -1,5 +1,6 @@
 /** The shapes of the position resolvers (SPEC §2.4–2.6) and the fixed texts they answer with. */
 import type { ErrorIssue } from '../../lib/errors.js';
+import type { PositionHealth } from './health.js';
 
 export const PREPARE_NOTE =
   'Nothing has been signed or broadcast. These are unsigned transactions for the wallet named in data.wallet to sign and send itself, in step order; nothing is reserved, locked or expiring.';
@@ -93,7 +94,7 @@ export interface PreparedPosition extends PreparedPayload {
 export interface PositionStatus {
   positionId: string;
   strategyHash: string;
-  status: 'prepared' | 'shipped' | 'filled';
+  status: 'prepared' | 'shipped' | 'filled' | 'docked';
   chain: string;
   chainId: number;
   wallet: string;
@@ -106,6 +107,10 @@ export interface PositionStatus {
   preparedAt: Date;
   firstSeenOnChainAt: Date | null;
   firstSeenFilledAt: Date | null;
+  /** When the service first observed the position docked (closed by its maker). */
+  firstSeenDockedAt: Date | null;
+  /** Live coverage of a shipped position; null before it ships and once docked. */
+  health: PositionHealth | null;
   signer: string;
   checkedAt: string;
   timestampsMeaning: string;

@@ -2,6 +2,7 @@ import type { RestRoute } from '../route.js';
 import { badgeRoutes } from './badge.js';
 import { catalogueRoutes } from './catalogue.js';
 import { pilotRoutes } from './pilot.js';
+import { positionActionRoutes } from './positionActions.js';
 import { positionRoutes } from './positions.js';
 import { quoteRoutes } from './quote.js';
 
@@ -12,4 +13,5 @@ export const routes: RestRoute[] = [
   ...quoteRoutes,
   ...pilotRoutes,
   ...positionRoutes,
+  ...positionActionRoutes,
 ];
