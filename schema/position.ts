@@ -44,17 +44,19 @@ const PreparePositionInput = builder.inputType('PreparePositionInput', {
   }),
 });
 
-const PreparedTransaction = builder.objectRef<PreparedTransactionShape>('PreparedTransaction').implement({
-  description: 'One unsigned transaction for the wallet to sign and send, in step order.',
-  fields: (t) => ({
-    step: t.exposeInt('step', { description: '1-based; execute in this order.' }),
-    purpose: t.exposeString('purpose', { description: '`approve`, `ship`, `swap` or `dock`.' }),
-    to: t.exposeString('to'),
-    value: t.exposeString('value', { description: 'Native value in wei.' }),
-    data: t.exposeString('data', { description: 'Calldata: the payload to sign.' }),
-    description: t.exposeString('description'),
-  }),
-});
+export const PreparedTransaction = builder
+  .objectRef<PreparedTransactionShape>('PreparedTransaction')
+  .implement({
+    description: 'One unsigned transaction for the wallet to sign and send, in step order.',
+    fields: (t) => ({
+      step: t.exposeInt('step', { description: '1-based; execute in this order.' }),
+      purpose: t.exposeString('purpose', { description: '`approve`, `ship`, `swap` or `dock`.' }),
+      to: t.exposeString('to'),
+      value: t.exposeString('value', { description: 'Native value in wei.' }),
+      data: t.exposeString('data', { description: 'Calldata: the payload to sign.' }),
+      description: t.exposeString('description'),
+    }),
+  });
 
 const FeeBreakdownRef = builder.objectRef<FeeBreakdown>('FeeBreakdown').implement({
   description: 'The fees embedded in the signed order data (SPEC §2.5).',

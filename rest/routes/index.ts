@@ -5,6 +5,7 @@ import { pilotRoutes } from './pilot.js';
 import { positionActionRoutes } from './positionActions.js';
 import { positionRoutes } from './positions.js';
 import { quoteRoutes } from './quote.js';
+import { swapRoutes } from './swaps.js';
 
 /** Every documented REST path; each domain adds its routes here. */
 export const routes: RestRoute[] = [
@@ -14,4 +15,5 @@ export const routes: RestRoute[] = [
   ...pilotRoutes,
   ...positionRoutes,
   ...positionActionRoutes,
+  ...swapRoutes,
 ];
