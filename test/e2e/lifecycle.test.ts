@@ -329,3 +329,32 @@ describe("the maker's lifecycle on the devnet", () => {
     expect(BigInt(`0x${revert!.slice(74, 138)}`)).toBe(BigInt(tight.data.quote.minAmountOut));
   });
 });
+
+describe('validation of the new paths: 400 naming the parameter, before any RPC', () => {
+  let key: string;
+  beforeAll(async () => {
+    key = (await svc.createKey({ environment: 'LIVE', label: 'validation' })).key;
+  });
+
+  it.each([
+    [{ slippageBps: 5001 }, 'slippageBps'],
+    [{ deadlineSeconds: 1.5 }, 'deadlineSeconds'],
+    [{ direction: 'sideways' }, 'direction'],
+    [{ amount: '1e6' }, 'amount'],
+    [{ privateKey: '0x01' }, 'privateKey'],
+  ])('POST /v1/swaps %j → 400 %s', async (override, parameter) => {
+    proxy.reset();
+    const body = {
+      chain: 'base',
+      hash: `0x${'1'.repeat(64)}`,
+      wallet: taker.address,
+      amount: '1000',
+      direction: 'aToB',
+      ...override,
+    };
+    const { res, text } = await call('POST', '/v1/swaps', key, body);
+    expect(res.status, text).toBe(400);
+    expect(JSON.parse(text).error).toMatchObject({ code: 'INVALID_PARAMETER', parameter });
+    expect(proxy.count()).toBe(0);
+  });
+});
