@@ -11,8 +11,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import { createWalletClient, type Hex, http as viemHttp } from 'viem';
+import { type Address, createWalletClient, encodeFunctionData, type Hex, http as viemHttp } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
+import { erc20Abi } from '../chain/abi.js';
 import { createChainClient, viemChainOf } from '../chain/clients.js';
 import { startDevnet } from '../devnet/devnet.js';
 import { startIndexer } from '../indexer/index.js';
@@ -100,6 +101,12 @@ try {
     chain: viemChainOf(base),
     transport: viemHttp(base.rpcUrl),
   });
+  // The taker holds what it sells (the devnet's test tokens mint to anyone), so the swap is not refused.
+  for (const token of base.tokens) {
+    const data = encodeFunctionData({ abi: erc20Abi, functionName: 'mint', args: [taker, 1_000_000_000n] });
+    const tx = await wallet.sendTransaction({ to: token.address as Address, data });
+    await chain.waitForTransactionReceipt({ hash: tx });
+  }
   const dockKeys: { key: string; position: string }[] = [];
   for (let i = 0; i < keysFor(WARM_UP + REQUESTS); i++) {
     const key = await newKey();
