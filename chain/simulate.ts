@@ -7,6 +7,8 @@
  *                                                        never shipped, 0xFF docked) and its tokenIn
  *                                                        balance, from which the protocol fee leaves
  *   3-6 tokenIn/tokenOut balanceOf(maker), allowance(maker, aqua)   what Aqua pulls from on a swap
+ *   7-8 (a prepared swap only) tokenIn balanceOf(taker), allowance(taker, router)   what the router
+ *                                                        takes from the taker (useTransferFromAndAquaPush)
  */
 import {
   type Address,
@@ -54,12 +56,24 @@ export type QuoteSimulation =
       amountOut: bigint;
       orderHash: Hex;
       funding: SwapFunding;
+      /** Present when the simulation was given a taker. */
+      taker: TakerFunding | null;
     }
   | { ok: false; blockNumber: bigint | null; state: StrategyState; revert: DecodedRevert };
 
+/** The taker's side of a prepared swap (legs 7-8); null where the read failed. */
+export interface TakerFunding {
+  balanceIn: bigint | null;
+  allowanceIn: bigint | null;
+}
+
 const BLOCK_NUMBER_CALL = encodeFunctionData({ abi: multicall3Abi, functionName: 'getBlockNumber' });
 
-export type SimulationParams = Omit<SwapParams, 'amount'> & { strategyHash: Hex };
+export type SimulationParams = Omit<SwapParams, 'amount'> & {
+  strategyHash: Hex;
+  /** A prepared swap: also reads the taker's tokenIn balance and allowance to the router. */
+  taker?: Address;
+};
 
 /** A 32-byte word that cannot occur by chance in the rest of the calldata (keccak256 of a label). */
 const AMOUNT_SENTINEL = keccak256(toHex('quote amount placeholder')).slice(2);
@@ -89,6 +103,22 @@ function encodeSimulation(chain: SimulationChain, params: SimulationParams, amou
         call(params.tokenIn, allowance),
         call(params.tokenOut, balanceOf),
         call(params.tokenOut, allowance),
+        ...(params.taker
+          ? [
+              call(
+                params.tokenIn,
+                encodeFunctionData({ abi: erc20Abi, functionName: 'balanceOf', args: [params.taker] }),
+              ),
+              call(
+                params.tokenIn,
+                encodeFunctionData({
+                  abi: erc20Abi,
+                  functionName: 'allowance',
+                  args: [params.taker, chain.router as Address],
+                }),
+              ),
+            ]
+          : []),
       ],
     ],
   });
@@ -116,7 +146,10 @@ export function simulationTemplate(
 }
 
 /** The calldata of the pinned simulation (the bench sends it raw). */
-export function simulationCalldata(chain: SimulationChain, params: SwapParams & { strategyHash: Hex }): Hex {
+export function simulationCalldata(
+  chain: SimulationChain,
+  params: SwapParams & { strategyHash: Hex; taker?: Address },
+): Hex {
   return encodeSimulation(chain, params, params.amount);
 }
 
@@ -209,5 +242,6 @@ export async function simulateQuote(
       makerBalanceOut: uintOf(results[5]),
       makerAllowanceOut: uintOf(results[6]),
     },
+    taker: results.length > 7 ? { balanceIn: uintOf(results[7]), allowanceIn: uintOf(results[8]) } : null,
   };
 }

@@ -82,3 +82,25 @@ export function decodeTakerTraits(value: Hex): { flags: number; slices: Hex[]; s
   }
   return { flags, slices, signature: `0x${body.slice(start * 2)}` };
 }
+
+export const MAX_UINT40 = (1n << 40n) - 1n;
+
+/**
+ * exactIn taker data with a minimum output and a deadline (PROTOCOL.md "Taker data with a minimum
+ * output and a deadline"): flags 0x0041, offsets [32, 32, 37 ×8], then `minAmountOut` as 32 bytes
+ * (the threshold: `TakerTraitsInsufficientMinOutputAmount` below it) and `deadline` as 5 bytes (uint40
+ * unix seconds: `TakerTraitsDeadlineExpired` after it).
+ */
+export function minOutputTakerTraits(params: { minAmountOut: bigint; deadline: bigint }): Hex {
+  const { minAmountOut, deadline } = params;
+  if (minAmountOut < 0n || minAmountOut >= 1n << 256n)
+    throw new RangeError(`minAmountOut is not a uint256: ${minAmountOut}`);
+  if (deadline < 0n || deadline > MAX_UINT40) throw new RangeError(`deadline is not a uint40: ${deadline}`);
+  return encodeTakerTraits({
+    flags: TAKER_FLAGS.exactIn | TAKER_FLAGS.useTransferFromAndAquaPush,
+    slices: {
+      threshold: `0x${minAmountOut.toString(16).padStart(64, '0')}`,
+      deadline: `0x${deadline.toString(16).padStart(10, '0')}`,
+    },
+  });
+}

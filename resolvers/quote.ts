@@ -124,7 +124,7 @@ function same(a: string | null | undefined, b: string | null | undefined): boole
 }
 
 /** The two registry tokens of the strategy, or a 422 saying why it is not simulated (status aside). */
-function quotableTokens(
+export function quotableTokens(
   chain: ChainConfig,
   row: QuoteStrategyRow,
   tokenOf: (s: string) => TokenConfig | undefined,
@@ -171,7 +171,7 @@ function feeOf(amount: bigint, fee1e9: number): QuoteFee {
 type FeeStep = { kind: 'protocol' | 'maker'; fee1e9: number };
 
 /** The fee instructions of a program before its curve, in order (decoded once per strategy). */
-function feeSteps(program: Hex): FeeStep[] {
+export function feeSteps(program: Hex): FeeStep[] {
   const steps: FeeStep[] = [];
   for (const instruction of decodeProgram(program)) {
     if (instruction.name === 'XYCSwap') break;
@@ -217,7 +217,7 @@ export function programFees(
   };
 }
 
-function effectivePrice(
+export function effectivePrice(
   amountIn: bigint,
   amountOut: bigint,
   tokenIn: TokenConfig,
@@ -227,7 +227,7 @@ function effectivePrice(
   return Number(price.toPrecision(12));
 }
 
-function describeToken(token: TokenConfig): QuoteToken {
+export function describeToken(token: TokenConfig): QuoteToken {
   return { symbol: token.symbol, address: getAddress(token.address), decimals: token.decimals };
 }
 
@@ -267,7 +267,7 @@ function cacheOf(db: Db): Map<string, Quotable> {
 /** The simulation's client per service and chain (node:http keep-alive; see chain/nodeFetch.ts). */
 const simulationClients = new WeakMap<Services['clients'], Map<string, ChainClient>>();
 
-function simulationClient(services: Services, chain: ChainConfig): ChainClient {
+export function simulationClient(services: Services, chain: ChainConfig): ChainClient {
   let byChain = simulationClients.get(services.clients);
   if (!byChain) {
     byChain = new Map();
@@ -324,7 +324,7 @@ async function loadQuotable(
   return { quotable, status: row.status };
 }
 
-function checkOpen(hash: string, status: QuoteStrategyRow['status']): void {
+export function checkOpen(hash: string, status: QuoteStrategyRow['status']): void {
   if (status !== 'active') {
     throw unprocessable(
       `Strategy ${hash} is ${status} (closed by its maker); only open strategies are quoted.`,
@@ -336,7 +336,7 @@ function checkOpen(hash: string, status: QuoteStrategyRow['status']): void {
  * A swap pulls the protocol fee (tokenIn) and then amountOut (tokenOut) from the maker's wallet through
  * Aqua: when the quote succeeds but a swap would revert on those pulls, the quote is not executable.
  */
-function checkFunding(
+export function checkFunding(
   funding: SwapFunding,
   amounts: { protocolFee: bigint; amountOut: bigint },
   tokenIn: TokenConfig,

@@ -12,6 +12,11 @@ export const BUCKET_LIMITS = {
   balances: 30,
   /** POST /v1/positions: per key, at the key's agreed limit; this is the default. */
   prepare: 6,
+  /**
+   * SPEC §8 `ship, swap (write)`: per key, shared by every path that prepares a transaction against a
+   * live position: POST /v1/positions/{id}/dock, POST /v1/positions/{id}/approvals, POST /v1/swaps.
+   */
+  write: 6,
   /** GET /v1/positions/{id}: per key. SPEC §8 lists no bucket for it; reads of one's own positions. */
   positions: 60,
   /** The reference (/docs, /docs/errors/*, /openapi.json): per client. */

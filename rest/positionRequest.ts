@@ -162,6 +162,13 @@ export const positionRequestSchema = z
         .default(false)
         .meta({ description: 'Adds live balance checks (balance_a, balance_b) to preflight.' }),
       metadata: metadata.optional(),
+      approval: z
+        .enum(['exact', 'unlimited'], { error: 'must be "exact" or "unlimited"' })
+        .default('exact')
+        .meta({
+          description:
+            "How far a short allowance to Aqua is raised. One allowance serves every position of the wallet and each swap uses it up, so `exact` (the default) approves this position's amount plus the live virtual balances of the wallet's open positions on the chain; `unlimited` approves max uint256. Either way no approve step is returned when the allowance already covers that sum.",
+        }),
     },
     // Unknown fields are refused (strictObject), so privateKey, mnemonic or signature can never be accepted.
   )

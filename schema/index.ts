@@ -6,6 +6,7 @@ import './pilot.js';
 import './position.js';
 import './quote.js';
 import './stats.js';
+import './swap.js';
 import './strategy.js';
 
 export const schema = builder.toSchema({ sortSchema: true });

@@ -1,5 +1,9 @@
 import {
   type FeeBreakdown,
+  type HealthIssue as HealthIssueShape,
+  type HealthToken as HealthTokenShape,
+  type PositionAction as PositionActionShape,
+  type PositionHealth as PositionHealthShape,
   type PositionStatus as PositionStatusShape,
   type PositionToken as PositionTokenShape,
   type PreflightCheck as PreflightCheckShape,
@@ -8,7 +12,9 @@ import {
   type PreparedTransaction as PreparedTransactionShape,
   positionStatus,
   preparePosition,
-} from '../resolvers/positions.js';
+  preparePositionApprovals,
+  preparePositionDock,
+} from '../resolvers/positions/index.js';
 import { builder } from './builder.js';
 
 const DepositInput = builder.inputType('DepositInput', {
@@ -16,6 +22,12 @@ const DepositInput = builder.inputType('DepositInput', {
     symbol: t.string({ required: true, description: 'Token symbol or address, as the chain lists it.' }),
     amount: t.string({ required: true, description: 'Integer string in base units.' }),
   }),
+});
+
+export const ApprovalMode = builder.enumType('ApprovalMode', {
+  description:
+    'How far a short allowance is raised: `exact` (what every open position of the wallet needs) or `unlimited` (max uint256).',
+  values: ['exact', 'unlimited'] as const,
 });
 
 const PreparePositionInput = builder.inputType('PreparePositionInput', {
@@ -28,20 +40,23 @@ const PreparePositionInput = builder.inputType('PreparePositionInput', {
     includeApprovals: t.boolean({ required: false, defaultValue: true }),
     checkBalances: t.boolean({ required: false, defaultValue: false }),
     metadata: t.field({ type: 'JSON', required: false, description: 'A map of strings, echoed back.' }),
+    approval: t.field({ type: ApprovalMode, required: false, defaultValue: 'exact' }),
   }),
 });
 
-const PreparedTransaction = builder.objectRef<PreparedTransactionShape>('PreparedTransaction').implement({
-  description: 'One unsigned transaction for the wallet to sign and send, in step order.',
-  fields: (t) => ({
-    step: t.exposeInt('step', { description: '1-based; execute in this order.' }),
-    purpose: t.exposeString('purpose', { description: '`approve` or `ship`.' }),
-    to: t.exposeString('to'),
-    value: t.exposeString('value', { description: 'Native value in wei.' }),
-    data: t.exposeString('data', { description: 'Calldata: the payload to sign.' }),
-    description: t.exposeString('description'),
-  }),
-});
+export const PreparedTransaction = builder
+  .objectRef<PreparedTransactionShape>('PreparedTransaction')
+  .implement({
+    description: 'One unsigned transaction for the wallet to sign and send, in step order.',
+    fields: (t) => ({
+      step: t.exposeInt('step', { description: '1-based; execute in this order.' }),
+      purpose: t.exposeString('purpose', { description: '`approve`, `ship`, `swap` or `dock`.' }),
+      to: t.exposeString('to'),
+      value: t.exposeString('value', { description: 'Native value in wei.' }),
+      data: t.exposeString('data', { description: 'Calldata: the payload to sign.' }),
+      description: t.exposeString('description'),
+    }),
+  });
 
 const FeeBreakdownRef = builder.objectRef<FeeBreakdown>('FeeBreakdown').implement({
   description: 'The fees embedded in the signed order data (SPEC §2.5).',
@@ -138,12 +153,64 @@ const StatusToken = builder.objectRef<PositionStatusShape['tokenA']>('PositionSt
   }),
 });
 
+const HealthIssue = builder.objectRef<HealthIssueShape>('PositionHealthIssue').implement({
+  description: 'A shortfall of the wallet, in the SPEC §7 issues[] item shape.',
+  fields: (t) => ({
+    type: t.exposeString('type', { description: '`INSUFFICIENT_ALLOWANCE` or `INSUFFICIENT_BALANCE`.' }),
+    expected: t.exposeString('expected', { description: 'Base units the open positions need.' }),
+    actual: t.exposeString('actual', { description: 'Base units found.' }),
+    spender: t.exposeString('spender', { nullable: true }),
+    token: t.exposeString('token'),
+  }),
+});
+
+const HealthToken = builder.objectRef<HealthTokenShape>('PositionHealthToken').implement({
+  fields: (t) => ({
+    address: t.exposeString('address'),
+    symbol: t.exposeString('symbol', { nullable: true }),
+    allowance: t.exposeString('allowance', { description: "The wallet's allowance to Aqua." }),
+    balance: t.exposeString('balance', { description: "The wallet's balance." }),
+    required: t.exposeString('required', {
+      description: "Sum of the token's live virtual balances over the wallet's active strategies.",
+    }),
+    requiredByPosition: t.exposeString('requiredByPosition', {
+      description: "This position's own live virtual balance of the token.",
+    }),
+  }),
+});
+
+const PositionHealth = builder.objectRef<PositionHealthShape>('PositionHealth').implement({
+  description:
+    "Live coverage of a shipped position: `stalled` (the wallet covers less than this strategy's own virtual balance of a token: a swap drawing on it reverts now), `at_risk` (this strategy is covered, not all of the wallet's), `ok`.",
+  fields: (t) => ({
+    status: t.exposeString('status'),
+    spender: t.exposeString('spender'),
+    strategies: t.exposeInt('strategies'),
+    tokens: t.field({ type: [HealthToken], resolve: (h) => h.tokens }),
+    issues: t.field({ type: [HealthIssue], resolve: (h) => h.issues }),
+  }),
+});
+
+const PositionAction = builder.objectRef<PositionActionShape>('PositionAction').implement({
+  description:
+    "Unsigned transactions for a position's wallet (top-up approvals, dock). Nothing is signed or broadcast.",
+  fields: (t) => ({
+    positionId: t.exposeString('positionId'),
+    strategyHash: t.exposeString('strategyHash'),
+    chain: t.exposeString('chain'),
+    chainId: t.exposeInt('chainId'),
+    wallet: t.exposeString('wallet'),
+    transactions: t.field({ type: [PreparedTransaction], resolve: (p) => p.transactions }),
+    preparedAt: t.field({ type: 'DateTime', resolve: (p) => p.preparedAt }),
+  }),
+});
+
 const PositionStatus = builder.objectRef<PositionStatusShape>('PositionStatus').implement({
   description: 'What the service has observed of a position it prepared (SPEC §2.6). Never cached.',
   fields: (t) => ({
     positionId: t.exposeString('positionId'),
     strategyHash: t.exposeString('strategyHash'),
-    status: t.exposeString('status', { description: '`prepared`, `shipped` or `filled`.' }),
+    status: t.exposeString('status', { description: '`prepared`, `shipped`, `filled` or `docked`.' }),
     chain: t.exposeString('chain'),
     chainId: t.exposeInt('chainId'),
     wallet: t.exposeString('wallet'),
@@ -156,6 +223,8 @@ const PositionStatus = builder.objectRef<PositionStatusShape>('PositionStatus').
     preparedAt: t.field({ type: 'DateTime', resolve: (p) => p.preparedAt }),
     firstSeenOnChainAt: t.field({ type: 'DateTime', nullable: true, resolve: (p) => p.firstSeenOnChainAt }),
     firstSeenFilledAt: t.field({ type: 'DateTime', nullable: true, resolve: (p) => p.firstSeenFilledAt }),
+    firstSeenDockedAt: t.field({ type: 'DateTime', nullable: true, resolve: (p) => p.firstSeenDockedAt }),
+    health: t.field({ type: PositionHealth, nullable: true, resolve: (p) => p.health }),
     signer: t.exposeString('signer'),
     checkedAt: t.field({ type: 'DateTime', resolve: (p) => p.checkedAt }),
     timestampsMeaning: t.exposeString('timestampsMeaning'),
@@ -183,5 +252,29 @@ builder.queryField('position', (t) =>
     description: 'A position prepared by the calling API key (GET /v1/positions/{positionId}).',
     args: { positionId: t.arg.string({ required: true }) },
     resolve: (_root, { positionId }, ctx) => positionStatus(ctx, positionId),
+  }),
+);
+
+builder.mutationField('preparePositionApprovals', (t) =>
+  t.field({
+    type: PositionAction,
+    description:
+      "The approve steps that restore the wallet's coverage for a position of the calling key, or none (POST /v1/positions/{positionId}/approvals).",
+    args: {
+      positionId: t.arg.string({ required: true }),
+      approval: t.arg({ type: ApprovalMode, required: false, defaultValue: 'exact' }),
+    },
+    resolve: (_root, { positionId, approval }, ctx) =>
+      preparePositionApprovals(ctx, positionId, approval ?? 'exact'),
+  }),
+);
+
+builder.mutationField('preparePositionDock', (t) =>
+  t.field({
+    type: PositionAction,
+    description:
+      'The unsigned dock of an active position of the calling key (POST /v1/positions/{positionId}/dock).',
+    args: { positionId: t.arg.string({ required: true }) },
+    resolve: (_root, { positionId }, ctx) => preparePositionDock(ctx, positionId),
   }),
 );

@@ -7,12 +7,12 @@ import {
 } from '../resolvers/quote.js';
 import { builder } from './builder.js';
 
-const QuoteDirection = builder.enumType('QuoteDirection', {
+export const QuoteDirection = builder.enumType('QuoteDirection', {
   description: 'aToB sells tokenA (the lower address of the pair) for tokenB; bToA the reverse.',
   values: { aToB: { value: 'aToB' }, bToA: { value: 'bToA' } } as const,
 });
 
-const QuoteToken = builder.objectRef<QuoteTokenShape>('QuoteToken').implement({
+export const QuoteToken = builder.objectRef<QuoteTokenShape>('QuoteToken').implement({
   fields: (t) => ({
     symbol: t.exposeString('symbol'),
     address: t.exposeString('address'),
@@ -20,7 +20,7 @@ const QuoteToken = builder.objectRef<QuoteTokenShape>('QuoteToken').implement({
   }),
 });
 
-const QuoteFeeRef = builder.objectRef<QuoteFee>('QuoteFee').implement({
+export const QuoteFeeRef = builder.objectRef<QuoteFee>('QuoteFee').implement({
   description: "A fee the strategy's program takes from the input, as the router computes it.",
   fields: (t) => ({
     amount: t.exposeString('amount', { description: 'Base units of tokenIn.' }),

@@ -100,6 +100,13 @@ export interface PositionStatusRow
   first_volume_seen_at: Date | null;
   volume_usd: number | null;
   swap_count: number | null;
+  /** The catalogue's view of the strategy (null: not seen): open, or closed by its maker. */
+  strategy_status: 'active' | 'docked' | null;
+  /** The app it was shipped to, and its tokens in the order shipped (Pushed order). */
+  app: string | null;
+  shipped_tokens: { address: string }[] | null;
+  /** When the service first observed it docked (migration 007). */
+  docked_seen_at: Date | null;
 }
 
 /**
@@ -116,7 +123,8 @@ export async function findPositionStatus(
     `SELECT p.strategy_hash, p.chain_key, p.chain_id, p.wallet, p.token_a, p.token_b,
             p.amount_a::text AS amount_a, p.amount_b::text AS amount_b, p.maker_fee_bps, p.protocol_fee_bps,
             p.created_at, p.payload->'position' AS position, s.strategy_hash IS NOT NULL AS observed, s.first_seen_at, s.first_volume_seen_at,
-            s.volume_usd, s.swap_count
+            s.volume_usd, s.swap_count, s.status AS strategy_status, s.app, s.tokens AS shipped_tokens,
+            s.docked_seen_at
        FROM positions p
        LEFT JOIN strategies s ON s.chain_key = p.chain_key AND s.strategy_hash = p.strategy_hash
       WHERE p.strategy_hash = $1 AND p.key_id = $2`,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PREPARE_NOTE } from '../../resolvers/positions.js';
+import { PREPARE_NOTE } from '../../resolvers/positions/index.js';
 import { PositionStatusDocument, PreparePositionDocument } from '../generated/graphql.js';
 import {
   POSITION_ID_PATTERN,
@@ -145,7 +145,9 @@ export const positionRoutes: RestRoute[] = [
       operationId: 'getPosition',
       summary: 'What the service has observed of a position',
       description: [
-        'The status of a position this key prepared, by observation of the live catalogue: `prepared` (nothing seen on chain yet), `shipped` (the strategy is in the catalogue: `observedOnChain`, `firstSeenOnChainAt`), `filled` (it has settled volume: `volumeUsd`, `firstSeenFilledAt`). There is no `signed` and no `failed` state: your own transaction receipt is authoritative.',
+        'The status of a position this key prepared, by observation of the live catalogue: `prepared` (nothing seen on chain yet), `shipped` (the strategy is in the catalogue: `observedOnChain`, `firstSeenOnChainAt`), `filled` (it has settled volume: `volumeUsd`, `firstSeenFilledAt`), `docked` (closed by its maker: `firstSeenDockedAt`; a value added later: handle values you do not know). There is no `signed` and no `failed` state: your own transaction receipt is authoritative.',
+        '',
+        "A shipped or filled position carries `health`, read live (one multicall): the wallet's allowance to Aqua and balance of both tokens against what all its active strategies hold. `ok`, `at_risk` (this position is covered, not all of the wallet's: others' fills use up the same allowance) or `stalled` (a swap against this position reverts now although a quote succeeds), with `issues[]` in the error item shape; `POST /v1/positions/{positionId}/approvals` prepares the fix. Null before shipping and once docked.",
         '',
         '`firstSeen*` record when the service first observed a state, not when it happened on chain. A position of another key and one that does not exist are both 404, deliberately indistinguishable. Never cached (`Cache-Control: no-store`). Any valid key may call it (no scope needed); rate limit: the `positions` bucket, per key.',
       ].join('\n'),
@@ -161,7 +163,7 @@ export const positionRoutes: RestRoute[] = [
       }),
       response: positionStatusBody,
       responseHeaders: { 'Cache-Control': { description: '`no-store`: the status is live.' } },
-      errors: ['INVALID_PARAMETER', 'NOT_FOUND'],
+      errors: ['INVALID_PARAMETER', 'NOT_FOUND', 'UPSTREAM_UNAVAILABLE', 'UPSTREAM_TIMEOUT'],
       errorExamples: {
         INVALID_PARAMETER: {
           message: 'positionId must match ^0x[0-9a-fA-F]{64}$ (the strategyHash of the prepare call).',
@@ -189,6 +191,21 @@ export const positionRoutes: RestRoute[] = [
         preparedAt: rest.preparedAt,
         firstSeenOnChainAt: rest.firstSeenOnChainAt,
         firstSeenFilledAt: rest.firstSeenFilledAt,
+        firstSeenDockedAt: rest.firstSeenDockedAt,
+        health:
+          rest.health === null || rest.health === undefined
+            ? null
+            : {
+                status: rest.health.status,
+                spender: rest.health.spender,
+                strategies: rest.health.strategies,
+                tokens: rest.health.tokens.map((t) =>
+                  pick(t, ['address', 'symbol', 'allowance', 'balance', 'required', 'requiredByPosition']),
+                ),
+                issues: rest.health.issues.map((i) =>
+                  pick(i, ['type', 'expected', 'actual', 'spender', 'token']),
+                ),
+              },
         signer: rest.signer,
       };
       return {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PROTOCOL_FEE_BPS } from '../../resolvers/positions.js';
+import { PROTOCOL_FEE_BPS } from '../../resolvers/positions/index.js';
 import { positionRequestSchema } from '../positionRequest.js';
 import { address, baseUnits, component, dateTime, hash32, meta, readBody } from './common.js';
 
@@ -12,7 +12,7 @@ import { address, baseUnits, component, dateTime, hash32, meta, readBody } from 
 // default optional only inside a requestBody; as a component it would be demanded.
 export const positionRequest = positionRequestSchema;
 
-const preparedTransaction = component(
+export const preparedTransaction = component(
   'PreparedTransaction',
   z
     .object({
@@ -137,15 +137,59 @@ const statusToken = z.object({
   decimals: z.int().min(0).nullable(),
 });
 
+const healthIssue = z
+  .object({
+    type: z.enum(['INSUFFICIENT_ALLOWANCE', 'INSUFFICIENT_BALANCE']),
+    expected: baseUnits.meta({ description: "What the wallet's open positions need of the token." }),
+    actual: baseUnits.meta({ description: 'What the wallet has (allowance to Aqua, or balance).' }),
+    spender: address.nullable().meta({ description: 'Aqua for an allowance; null for a balance.' }),
+    token: address,
+  })
+  .meta({ description: 'A shortfall, in the shape of the items of the error envelope issues[].' });
+
+const positionHealth = component(
+  'PositionHealth',
+  z
+    .object({
+      status: z.enum(['ok', 'at_risk', 'stalled']).meta({
+        description:
+          "ok: the wallet's allowance to Aqua and balance reach, for both tokens, the sum of the live virtual balances of all its active strategies on the chain. at_risk: they cover this position's own virtual balances but not that sum: fills of the wallet's other positions use up the same allowance, after which this one stalls. stalled: they are below this position's own virtual balance of a token: a swap drawing on the uncovered part reverts now (SafeTransferFromFailed) although a quote succeeds. POST /v1/positions/{positionId}/approvals prepares the fix.",
+      }),
+      spender: address.meta({ description: 'Aqua: the spender every position of the wallet draws on.' }),
+      strategies: z.int().min(0).meta({
+        description: "Active strategies of the wallet on this chain holding one of the position's tokens.",
+      }),
+      tokens: z.array(
+        z.object({
+          address,
+          symbol: z.string().nullable(),
+          allowance: baseUnits.meta({ description: "The wallet's allowance to Aqua." }),
+          balance: baseUnits.meta({ description: "The wallet's balance." }),
+          required: baseUnits.meta({
+            description: "Sum of the token's live virtual balances over the wallet's active strategies.",
+          }),
+          requiredByPosition: baseUnits.meta({
+            description: "This position's own live virtual balance of the token.",
+          }),
+        }),
+      ),
+      issues: z.array(healthIssue),
+    })
+    .meta({
+      description:
+        'Live coverage of a shipped position (read from the chain at each call, one multicall). Null before it is seen on chain, once docked, and while its chain cannot be read (the rest of the status is still answered).',
+    }),
+);
+
 export const positionStatus = component(
   'PositionStatus',
   z
     .object({
       positionId: hash32.meta({ description: 'Same value as strategyHash.' }),
       strategyHash: hash32,
-      status: z.enum(['prepared', 'shipped', 'filled']).meta({
+      status: z.enum(['prepared', 'shipped', 'filled', 'docked']).meta({
         description:
-          'prepared: nothing seen on chain yet; shipped: the strategy is in the live catalogue; filled: it has settled volume.',
+          'prepared: nothing seen on chain yet; shipped: the strategy is in the live catalogue; filled: it has settled volume; docked: its maker closed it (a value added later: handle values you do not know).',
       }),
       chain: z.string().optional(),
       chainId: z.int().optional(),
@@ -159,6 +203,10 @@ export const positionStatus = component(
       preparedAt: dateTime.optional(),
       firstSeenOnChainAt: dateTime.nullable().optional(),
       firstSeenFilledAt: dateTime.nullable().optional(),
+      firstSeenDockedAt: dateTime.nullable().optional().meta({
+        description: 'When the service first observed the position docked; null otherwise.',
+      }),
+      health: positionHealth.nullable().optional(),
       signer: z.string().optional(),
     })
     .meta({
@@ -176,3 +224,19 @@ export const statusMeta = component(
 );
 
 export const positionStatusBody = component('PositionStatusResponse', readBody(positionStatus, statusMeta));
+
+export const positionAction = component(
+  'PositionAction',
+  z
+    .object({
+      positionId: hash32,
+      strategyHash: hash32,
+      chain: z.string(),
+      chainId: z.int(),
+      wallet: address.meta({ description: "The position's wallet: the one that must sign." }),
+      transactions: z.array(preparedTransaction),
+    })
+    .meta({ description: "Unsigned transactions for the position's wallet, in step order." }),
+);
+
+export const positionActionBody = component('PositionActionResponse', readBody(positionAction, prepareMeta));

@@ -4,9 +4,9 @@ import { address, baseUnits, component, hash32, meta } from './common.js';
 
 /** The body of GET /api/quote (an open body of SPEC §2.8): an indicative, simulated exactIn quote. */
 
-const quoteToken = z.object({ symbol: z.string(), address, decimals: z.int().min(0) });
+export const quoteToken = z.object({ symbol: z.string(), address, decimals: z.int().min(0) });
 
-const quoteFee = component(
+export const quoteFee = component(
   'QuoteFee',
   z
     .object({

@@ -432,6 +432,72 @@ describe('health and upstream failures match the contract', () => {
   });
 });
 
+describe('position actions and swaps match the contract (issue 17)', () => {
+  it('POST /v1/positions/{positionId}/approvals, /dock and POST /v1/swaps: 200s and refusals', async () => {
+    const { key, keyId } = await svc.createKey({ environment: 'LIVE' });
+    const list = await call(svc, 'GET', '/api/strategies?chain=base&pair=USDC/USDT&limit=100', 200);
+    const candidates = (
+      list.body.data.strategies as {
+        hash: string;
+        maker: string;
+        verifiedRouter: boolean;
+        tokens: { address: string }[];
+      }[]
+    ).filter((s) => s.verifiedRouter);
+    // A position of this key on seeded strategies, stored as a prepare stores it (the devnet's makers
+    // shipped them); the bot trades and docks now and then, so the 200s come from the first that answer.
+    for (const c of candidates.slice(0, 3)) {
+      await svc.services.db.query(
+        `INSERT INTO positions (strategy_hash, key_id, chain_key, chain_id, wallet, token_a, token_b, amount_a,
+           amount_b, maker_fee_bps, protocol_fee_bps, request_fingerprint, payload)
+         VALUES ($1, $2, 'base', 8453, $3, $4, $5, 1, 1, 0, 5000, 'contract', '{}')`,
+        [
+          c.hash,
+          keyId,
+          c.maker.toLowerCase(),
+          c.tokens[0]!.address.toLowerCase(),
+          c.tokens[1]!.address.toLowerCase(),
+        ],
+      );
+    }
+    const first = candidates[0]!.hash;
+    await call(svc, 'POST', `/v1/positions/${first}/approvals?approval=unlimited`, 200, {
+      headers: bearer(key),
+    });
+    await call(svc, 'POST', `/v1/positions/${first}/approvals?approval=most`, 400, { headers: bearer(key) });
+    const refusals: string[] = [];
+    let docked = false;
+    let dockedHash = '';
+    for (const c of candidates.slice(0, 3)) {
+      const res = await svc.get(`/v1/positions/${c.hash}/dock`, { method: 'POST', headers: bearer(key) });
+      refusals.push(await res.text());
+      if (res.status !== 200) continue;
+      await call(svc, 'POST', `/v1/positions/${c.hash}/dock`, 200, { headers: bearer(key) });
+      docked = true;
+      dockedHash = c.hash;
+      break;
+    }
+    expect(docked, refusals.join('\n')).toBe(true);
+    await call(svc, 'POST', `/v1/positions/${first}/dock`, 404, { headers: bearer(liveKey) });
+
+    const swap = (c: { hash: string; maker: string }, extra: Record<string, unknown> = {}) =>
+      json(
+        { chain: 'base', hash: c.hash, wallet: c.maker, amount: '1000000', direction: 'aToB', ...extra },
+        bearer(liveKey),
+      );
+    let swapped = false;
+    for (const c of candidates.filter((x) => x.hash !== dockedHash).slice(0, 3)) {
+      const res = await svc.get('/v1/swaps', { method: 'POST', ...swap(c) });
+      refusals.push(await res.text());
+      if (res.status !== 200) continue;
+      await call(svc, 'POST', '/v1/swaps', 200, swap(c));
+      swapped = true;
+      break;
+    }
+    expect(swapped, refusals.join('\n')).toBe(true);
+  });
+});
+
 describe('coverage of the document', () => {
   it('validated a 200 of every operation and every error status provoked above', () => {
     const document = buildOpenApi(routes, { publicUrl: svc.url, docsUrl: `${svc.url}/docs` });

@@ -364,7 +364,24 @@ describe('the lifecycle of a position on the devnet', () => {
     );
   });
 
-  it('returns only ship for a second position whose allowances are already enough', async () => {
+  it('sizes the approvals of a second position on the wallet to cover the first one too (issue 17)', async () => {
+    // One allowance serves both strategies: the first one's live virtual balances plus the new amounts.
+    const committed = async (symbol: string) => {
+      const [balance] = await chain.readContract({
+        address: base.aqua as Address,
+        abi: aquaAbi,
+        functionName: 'rawBalances',
+        args: [maker.address, base.router as Address, first.data.strategyHash, token(symbol)],
+      });
+      return balance;
+    };
+    const allowance = (symbol: string) =>
+      chain.readContract({
+        address: token(symbol),
+        abi: erc20Abi,
+        functionName: 'allowance',
+        args: [maker.address, base.aqua as Address],
+      });
     proxy.reset();
     const second = await prepared(
       await prepare(
@@ -377,15 +394,58 @@ describe('the lifecycle of a position on the devnet', () => {
       ),
     );
     expect(proxy.count()).toBe(1);
-    expect(second.data.transactions.map((t) => [t.step, t.purpose])).toEqual([[1, 'ship']]);
+    const [lower, higher] = [token('USDC'), token('USDT')].sort((x, y) =>
+      x.toLowerCase() < y.toLowerCase() ? -1 : 1,
+    ) as [Address, Address];
+    // The fill used part of both allowances (the protocol fee of tokenIn, the output of tokenOut): each
+    // is set and short, so it is reset to 0 and raised to what both positions hold.
+    for (const t of [lower, higher])
+      expect(await allowance(t === token('USDC') ? 'USDC' : 'USDT')).toBeGreaterThan(0n);
+    const needed = async (t: Address) =>
+      (await committed(t === token('USDC') ? 'USDC' : 'USDT')) + 500n * UNIT;
+    expect(second.data.transactions.map((t) => [t.step, t.purpose, t.to, t.data])).toEqual([
+      [1, 'approve', getAddress(lower), approveCalldata(base.aqua as Address, 0n)],
+      [2, 'approve', getAddress(lower), approveCalldata(base.aqua as Address, await needed(lower))],
+      [3, 'approve', getAddress(higher), approveCalldata(base.aqua as Address, 0n)],
+      [4, 'approve', getAddress(higher), approveCalldata(base.aqua as Address, await needed(higher))],
+      [5, 'ship', getAddress(base.aqua), expect.any(String)],
+    ]);
+    expect(second.data.transactions[1]!.description).toMatch(/open positions hold/);
     expect(second.data.idempotent).toBe(false);
     expect(second.data.strategyHash).not.toBe(first.data.strategyHash);
     expect(second.data.fee).toMatchObject({ makerFeeBps: 0, makerFeePercent: '0', totalFeePercent: '0.05' });
     expect(second.data.position.programBytes).toBe(26 + 2 + 10);
     // …and it ships as returned.
-    await send(maker, { to: second.data.transactions[0]!.to, data: second.data.transactions[0]!.data });
+    for (const tx of second.data.transactions) await send(maker, { to: tx.to, data: tx.data });
     await indexer.syncNow();
     expect((await statusOf(second.data.strategyHash)).data.status).toBe('shipped');
+  });
+
+  it('returns only ship when the allowances cover every open position and the new one', async () => {
+    const third = await prepared(
+      await prepare(
+        intent({
+          deposits: [
+            { symbol: 'USDC', amount: '1' },
+            { symbol: 'USDT', amount: '1' },
+          ],
+          approval: 'unlimited',
+        }),
+      ),
+    );
+    // Short by the 1 unit each: raised to max uint256 when asked for.
+    expect(third.data.transactions.map((t) => t.purpose)).toEqual([
+      'approve',
+      'approve',
+      'approve',
+      'approve',
+      'ship',
+    ]);
+    expect(third.data.transactions[1]!.data).toBe(approveCalldata(base.aqua as Address, (1n << 256n) - 1n));
+    expect(third.data.transactions[1]!.description).toMatch(/unlimited/);
+    for (const tx of third.data.transactions.slice(0, 4)) await send(maker, { to: tx.to, data: tx.data });
+    const fourth = await prepared(await prepare(intent()));
+    expect(fourth.data.transactions.map((t) => t.purpose)).toEqual(['ship']);
   });
 
   it('repeats the same key + Idempotency-Key + body as the stored payload, with no chain read', async () => {
@@ -474,6 +534,10 @@ describe('preflight when the wallet is short', () => {
     expect(d.preflight.status).toBe('review');
     const failed = d.preflight.checks.filter((c) => !c.ok).map((c) => c.name);
     expect(failed).toEqual(['allowance_a', 'allowance_b', 'balance_a', 'balance_b']);
+    // ship never checks the allowance (PROTOCOL.md): the position ships, but no swap can fill it.
+    const allowanceDetail = d.preflight.checks.find((c) => c.name === 'allowance_a')!.detail!;
+    expect(allowanceDetail).toMatch(/still ships .* no swap can fill it/);
+    expect(allowanceDetail).not.toMatch(/ship reverts/);
     expect(d.preflight.checks.find((c) => c.name === 'balance_a')!.detail).toContain(
       d.position.tokenA.symbol,
     );

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { feeBreakdown, feePercent, positionSalt } from '../../resolvers/positions.js';
+import { feeBreakdown, feePercent, positionSalt } from '../../resolvers/positions/index.js';
 import { parseIdempotencyKey, positionRequestJsonSchema, secretLike } from '../../rest/positionRequest.js';
 
 describe('fee percentages (1e7 scale → exact text)', () => {

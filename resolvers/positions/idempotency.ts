@@ -1,0 +1,63 @@
+/** Idempotent prepares: the salt of (key, Idempotency-Key), the request fingerprint and the replay. */
+import { createHash, randomBytes } from 'node:crypto';
+import { keccak256, stringToBytes } from 'viem';
+import { ApiError } from '../../lib/errors.js';
+import type { PositionRow } from '../../store/positions.js';
+import type { PreparedPayload, PreparedPosition } from './types.js';
+
+/** The order's salt: derived from (key, Idempotency-Key) so a repeat has the same hash; random otherwise. */
+export function positionSalt(keyId: string, idempotencyKey: string | null): bigint {
+  if (idempotencyKey === null) return BigInt(`0x${randomBytes(8).toString('hex')}`);
+  const digest = keccak256(stringToBytes(`aqua-position-salt\u0000${keyId}\u0000${idempotencyKey}`));
+  return BigInt(digest.slice(0, 18));
+}
+
+export interface FingerprintedIntent {
+  chain: string;
+  wallet: string;
+  tokens: readonly { address: string; amount: bigint }[];
+  makerFeeBps: number;
+  includeApprovals: boolean;
+  checkBalances: boolean;
+  metadata: Record<string, string> | null;
+  approval: 'exact' | 'unlimited';
+}
+
+/** The canonical request (tokens resolved and sorted, defaults applied, metadata keys sorted), hashed. */
+export function fingerprintOf(intent: FingerprintedIntent): string {
+  const canonical = JSON.stringify([
+    intent.chain,
+    intent.wallet.toLowerCase(),
+    intent.tokens.map((t) => [t.address.toLowerCase(), t.amount.toString()]),
+    intent.makerFeeBps,
+    intent.includeApprovals,
+    intent.checkBalances,
+    intent.metadata === null
+      ? null
+      : Object.entries(intent.metadata).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+    // Appended only when not the default, so the fingerprints stored before the field existed still match.
+    ...(intent.approval === 'exact' ? [] : [intent.approval]),
+  ]);
+  return createHash('sha256').update(canonical).digest('hex');
+}
+
+/** The stored answer of an earlier call with this Idempotency-Key; 422 when the body differs. */
+export function replay(row: PositionRow, fingerprint: string): PreparedPosition {
+  if (row.request_fingerprint !== fingerprint) {
+    throw new ApiError(
+      'UNPROCESSABLE',
+      'This Idempotency-Key was already used by this key with a different request; use a new Idempotency-Key for a new position.',
+      {
+        parameter: 'Idempotency-Key',
+        issues: [
+          {
+            type: 'IDEMPOTENCY_KEY_REUSED',
+            expected: 'the body of the first request',
+            actual: 'a different body',
+          },
+        ],
+      },
+    );
+  }
+  return { ...(row.payload as PreparedPayload), metadata: row.metadata, replayed: true };
+}

@@ -1,0 +1,142 @@
+/** The intent of POST /v1/positions checked and resolved: wallet, amounts, key environment, tokens. */
+import { getAddress } from 'viem';
+import type { ChainConfig, TokenConfig } from '../../lib/config.js';
+import { ApiError, type ErrorIssue } from '../../lib/errors.js';
+import type { GraphQLContext } from '../../schema/context.js';
+import { MAX_MAKER_FEE_BPS } from './fees.js';
+import { APPROVAL_MODES, type ApprovalMode, type PreparePositionInput } from './types.js';
+
+const MAX_AMOUNT = (1n << 248n) - 1n;
+const WALLET = /^0x[a-fA-F0-9]{40}$/;
+const AMOUNT = /^[0-9]{1,78}$/;
+
+/** Defensive checks of what the REST layer has already validated (SPEC §2.4), for any other caller. */
+export function assertInput(input: PreparePositionInput): void {
+  if (!WALLET.test(input.wallet)) throw ApiError.invalid('wallet', 'wallet must match ^0x[a-fA-F0-9]{40}$.');
+  if (input.deposits.length !== 2) throw ApiError.invalid('deposits', 'deposits must hold exactly 2 items.');
+  input.deposits.forEach((d, i) => {
+    if (!AMOUNT.test(d.amount) || BigInt(d.amount) === 0n || BigInt(d.amount) > MAX_AMOUNT) {
+      throw ApiError.invalid(
+        `deposits[${i}].amount`,
+        'amount must be a positive integer string that fits in uint248.',
+      );
+    }
+  });
+  const metadata = input.metadata;
+  if (
+    metadata !== null &&
+    metadata !== undefined &&
+    (typeof metadata !== 'object' ||
+      Array.isArray(metadata) ||
+      Object.keys(metadata).length > 20 ||
+      Object.values(metadata).some((v) => typeof v !== 'string'))
+  ) {
+    throw ApiError.invalid('metadata', 'metadata must be a map of at most 20 string values.');
+  }
+  const fee = input.makerFeeBps ?? 0;
+  if (!Number.isInteger(fee) || fee < 0 || fee > MAX_MAKER_FEE_BPS) {
+    throw ApiError.invalid('makerFeeBps', `makerFeeBps must be an integer in 0..${MAX_MAKER_FEE_BPS}.`);
+  }
+  if (input.approval != null && !APPROVAL_MODES.includes(input.approval)) {
+    throw ApiError.invalid('approval', `approval must be one of ${APPROVAL_MODES.join(', ')}.`);
+  }
+}
+
+/** SPEC §5.5: a test key names only test networks, a live key only live ones. */
+export function assertEnvironment(environment: 'test' | 'live', chain: ChainConfig): void {
+  if (environment === 'test' && !chain.testnet) {
+    throw new ApiError(
+      'FORBIDDEN',
+      `A test key may only prepare on test networks; "${chain.key}" is a live chain.`,
+      {
+        parameter: 'chain',
+      },
+    );
+  }
+  if (environment === 'live' && chain.testnet) {
+    throw new ApiError(
+      'FORBIDDEN',
+      `A live key may not prepare on the test network "${chain.key}"; use a test key.`,
+      {
+        parameter: 'chain',
+      },
+    );
+  }
+}
+
+function resolveTokens(
+  ctx: GraphQLContext,
+  chain: ChainConfig,
+  input: PreparePositionInput,
+): [TokenConfig, TokenConfig] {
+  const supported = ctx.services.registry
+    .depositTokens(chain.key)
+    .map((t) => t.symbol)
+    .join(', ');
+  const issues: ErrorIssue[] = [];
+  const found: (TokenConfig | undefined)[] = input.deposits.map((d) =>
+    ctx.services.registry.depositToken(chain.key, d.symbol),
+  );
+  found.forEach((token, i) => {
+    if (!token)
+      issues.push({ type: 'UNSUPPORTED_TOKEN', expected: supported, actual: input.deposits[i]!.symbol });
+  });
+  if (issues.length > 0) {
+    const first = found.findIndex((t) => !t);
+    throw new ApiError(
+      'UNPROCESSABLE',
+      `Token "${input.deposits[first]!.symbol}" is not supported on chain "${chain.key}". Supported: ${supported}.`,
+      { parameter: `deposits[${first}].symbol`, issues },
+    );
+  }
+  const [a, b] = found as [TokenConfig, TokenConfig];
+  if (a.address.toLowerCase() === b.address.toLowerCase()) {
+    throw ApiError.invalid(
+      'deposits[1].symbol',
+      'deposits[1].symbol: the two deposits must be different tokens.',
+    );
+  }
+  return [a, b];
+}
+
+/** The intent with tokens resolved and sorted (tokenA: the lower address) and its defaults applied. */
+export interface ResolvedIntent {
+  chain: ChainConfig;
+  wallet: `0x${string}`;
+  tokenA: TokenConfig;
+  tokenB: TokenConfig;
+  amountA: bigint;
+  amountB: bigint;
+  makerFeeBps: number;
+  includeApprovals: boolean;
+  checkBalances: boolean;
+  metadata: Record<string, string> | null;
+  approval: ApprovalMode;
+}
+
+export function resolveIntent(
+  ctx: GraphQLContext,
+  chain: ChainConfig,
+  input: PreparePositionInput,
+): ResolvedIntent {
+  const [first, second] = resolveTokens(ctx, chain, input);
+  const amounts = new Map([
+    [first.address.toLowerCase(), BigInt(input.deposits[0]!.amount)],
+    [second.address.toLowerCase(), BigInt(input.deposits[1]!.amount)],
+  ]);
+  const [tokenA, tokenB] =
+    first.address.toLowerCase() < second.address.toLowerCase() ? [first, second] : [second, first];
+  return {
+    chain,
+    wallet: getAddress(input.wallet),
+    tokenA,
+    tokenB,
+    amountA: amounts.get(tokenA.address.toLowerCase())!,
+    amountB: amounts.get(tokenB.address.toLowerCase())!,
+    makerFeeBps: input.makerFeeBps ?? 0,
+    includeApprovals: input.includeApprovals ?? true,
+    checkBalances: input.checkBalances ?? false,
+    metadata: input.metadata ?? null,
+    approval: input.approval ?? 'exact',
+  };
+}

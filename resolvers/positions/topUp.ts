@@ -1,0 +1,52 @@
+/**
+ * POST /v1/positions/{positionId}/approvals (issue 17): the approve steps that restore the wallet's
+ * coverage for the position's two tokens (coverage.ts), with the reset rule, or none when covered. A
+ * position not yet seen on chain counts its prepared amounts (it will need them once shipped); a docked
+ * one counts only the wallet's other open positions.
+ */
+import { getAddress, maxUint256 } from 'viem';
+import type { GraphQLContext } from '../../schema/context.js';
+import { observedState, positionOfKey } from './access.js';
+import { actionOf, type PositionAction } from './actions.js';
+import { approveSteps, stepList } from './approvals.js';
+import { readCoverage } from './coverage.js';
+import { positionTokens } from './health.js';
+import { human } from './reads.js';
+import type { ApprovalMode } from './types.js';
+
+export async function preparePositionApprovals(
+  ctx: GraphQLContext,
+  positionId: string,
+  approval: ApprovalMode,
+): Promise<PositionAction> {
+  const row = await positionOfKey(ctx, positionId);
+  const chain = ctx.services.registry.require(row.chain_key, 'chain');
+  const state = observedState(row);
+  const wallet = getAddress(row.wallet);
+  const aqua = getAddress(chain.aqua);
+  const coverage = await readCoverage(ctx, {
+    chain,
+    wallet,
+    tokens: positionTokens(chain, ctx, row),
+    balances: false,
+    ...(state === 'docked' ? {} : { own: { hash: row.strategy_hash, app: row.app ?? chain.router } }),
+  });
+  const { transactions, step } = stepList();
+  coverage.tokens.forEach((t, i) => {
+    // Not on chain yet (tokensCount 0): the amounts it will ship with.
+    const pending = coverage.ownState === 'unknown' ? BigInt(i === 0 ? row.amount_a : row.amount_b) : 0n;
+    const needed = t.committed + pending;
+    approveSteps(step, {
+      token: t.token,
+      spender: aqua,
+      spenderName: 'Aqua',
+      allowance: t.allowance,
+      needed,
+      target: approval === 'unlimited' ? maxUint256 : needed,
+      why:
+        `One allowance serves every open position of this wallet: together they hold ${human(needed, t.token)}, ` +
+        'and each swap uses part of the allowance up. Tokens stay in the wallet; Aqua moves them only when a taker trades.',
+    });
+  });
+  return actionOf(row, wallet, transactions);
+}

@@ -1,0 +1,287 @@
+/**
+ * POST /v1/swaps (issue 17): a taker's swap against one live, verified strategy, prepared unsigned.
+ * Simulated like /api/quote (chain/simulate.ts: the block, the router's quote, the strategy's state,
+ * the maker's funding and the taker's balance and allowance to the router, in ONE eth_call), then
+ * `approve` (router as spender, only where short, reset rule) and `swap` with taker data carrying the
+ * minimum output (the quote less `slippageBps`) and a deadline (PROTOCOL.md "Taker data with a minimum
+ * output and a deadline"): on chain, less than the minimum reverts with
+ * TakerTraitsInsufficientMinOutputAmount, a late swap with TakerTraitsDeadlineExpired.
+ */
+import { type Address, getAddress, type Hex, keccak256 } from 'viem';
+import { swapCalldata } from '../chain/calldata.js';
+import { decodeStrategy, type Order } from '../chain/order.js';
+import { simulateQuote, simulationCalldata } from '../chain/simulate.js';
+import { exactInTakerTraits, minOutputTakerTraits } from '../chain/takerTraits.js';
+import type { ChainConfig, TokenConfig } from '../lib/config.js';
+import { ApiError } from '../lib/errors.js';
+import type { GraphQLContext } from '../schema/context.js';
+import { UNAUTHORIZED_MESSAGE } from './apiKeys.js';
+import { approveSteps, stepList } from './positions/approvals.js';
+import { assertEnvironment } from './positions/intent.js';
+import { human } from './positions/reads.js';
+import type { PreparedTransaction } from './positions/types.js';
+import {
+  checkFunding,
+  checkOpen,
+  describeToken,
+  effectivePrice,
+  HASH_PATTERN,
+  parseQuoteAmount,
+  programFees,
+  QUOTE_DIRECTIONS,
+  type QuoteDirection,
+  type QuoteFee,
+  type QuoteToken,
+  quotableTokens,
+  simulationClient,
+} from './quote.js';
+
+export const SWAP_LIMITS = {
+  defaultSlippageBps: 50,
+  maxSlippageBps: 5000,
+  defaultDeadlineSeconds: 1200,
+  minDeadlineSeconds: 30,
+  maxDeadlineSeconds: 86_400,
+} as const;
+
+const WALLET = /^0x[a-fA-F0-9]{40}$/;
+
+export interface PrepareSwapInput {
+  chain: string;
+  hash: string;
+  wallet: string;
+  amount: string;
+  direction: QuoteDirection;
+  slippageBps?: number | null;
+  deadlineSeconds?: number | null;
+}
+
+export interface SwapQuote {
+  tokenIn: QuoteToken;
+  tokenOut: QuoteToken;
+  amountIn: string;
+  amountOut: string;
+  minAmountOut: string;
+  slippageBps: number;
+  /** Unix seconds after which the swap reverts. */
+  deadline: number;
+  protocolFee: QuoteFee;
+  makerFee: QuoteFee | null;
+  effectivePrice: number;
+  blockNumber: string;
+}
+
+export interface PreparedSwap {
+  chain: string;
+  chainId: number;
+  wallet: string;
+  strategyHash: string;
+  direction: QuoteDirection;
+  router: string;
+  transactions: PreparedTransaction[];
+  quote: SwapQuote;
+  preparedAt: string;
+}
+
+interface SwapIntent {
+  hash: string;
+  wallet: Address;
+  amount: bigint;
+  direction: QuoteDirection;
+  slippageBps: number;
+  deadlineSeconds: number;
+}
+
+const int = (value: number | null | undefined, fallback: number) => value ?? fallback;
+
+/** Checks of what the REST layer has already validated, for the internal GraphQL callers too. */
+function validate(input: PrepareSwapInput): SwapIntent {
+  if (!HASH_PATTERN.test(input.hash)) {
+    throw ApiError.invalid('hash', 'hash must be a strategy hash: 0x followed by 64 hex characters.');
+  }
+  if (!WALLET.test(input.wallet)) throw ApiError.invalid('wallet', 'wallet must match ^0x[a-fA-F0-9]{40}$.');
+  if (!QUOTE_DIRECTIONS.includes(input.direction)) {
+    throw ApiError.invalid('direction', `direction must be one of ${QUOTE_DIRECTIONS.join(', ')}.`);
+  }
+  const slippageBps = int(input.slippageBps, SWAP_LIMITS.defaultSlippageBps);
+  if (!Number.isInteger(slippageBps) || slippageBps < 0 || slippageBps > SWAP_LIMITS.maxSlippageBps) {
+    throw ApiError.invalid(
+      'slippageBps',
+      `slippageBps must be an integer in 0..${SWAP_LIMITS.maxSlippageBps}.`,
+    );
+  }
+  const deadlineSeconds = int(input.deadlineSeconds, SWAP_LIMITS.defaultDeadlineSeconds);
+  if (
+    !Number.isInteger(deadlineSeconds) ||
+    deadlineSeconds < SWAP_LIMITS.minDeadlineSeconds ||
+    deadlineSeconds > SWAP_LIMITS.maxDeadlineSeconds
+  ) {
+    throw ApiError.invalid(
+      'deadlineSeconds',
+      `deadlineSeconds must be an integer in ${SWAP_LIMITS.minDeadlineSeconds}..${SWAP_LIMITS.maxDeadlineSeconds}.`,
+    );
+  }
+  return {
+    hash: input.hash.toLowerCase(),
+    wallet: getAddress(input.wallet),
+    amount: parseQuoteAmount(input.amount),
+    direction: input.direction,
+    slippageBps,
+    deadlineSeconds,
+  };
+}
+
+/** The strategy row checked as a quote checks it: on this chain, verified router, USDC/USDT, open. */
+async function swappable(ctx: GraphQLContext, chain: ChainConfig, hash: string) {
+  const rows = await ctx.loaders.strategiesByHash.load(hash);
+  const row = rows.find((r) => r.chain_key === chain.key);
+  if (!row) throw ApiError.notFound(`No strategy ${hash} on chain "${chain.key}".`);
+  const tokens = quotableTokens(chain, row, (symbol) => ctx.services.registry.token(chain.key, symbol));
+  checkOpen(hash, row.status);
+  const order = decodeStrategy(row.strategy as Hex);
+  if (!order || keccak256(row.strategy as Hex) !== hash) {
+    throw new ApiError(
+      'UNPROCESSABLE',
+      `Strategy ${hash}: the shipped bytes are not a canonical SwapVM order; it cannot be swapped.`,
+    );
+  }
+  return { ...tokens, order };
+}
+
+function refused(message: string, type: string, actual: string): ApiError {
+  return new ApiError('UNPROCESSABLE', message, {
+    issues: [{ type, expected: 'a swap the router accepts', actual }],
+  });
+}
+
+/** The one round trip: block, quote, strategy state, maker funding and taker funding. */
+async function simulate(
+  ctx: GraphQLContext,
+  chain: ChainConfig,
+  intent: SwapIntent,
+  trade: { order: Order; tokenIn: TokenConfig; tokenOut: TokenConfig },
+) {
+  const calldata = simulationCalldata(chain, {
+    order: trade.order,
+    tokenIn: trade.tokenIn.address as Address,
+    tokenOut: trade.tokenOut.address as Address,
+    amount: intent.amount,
+    takerTraits: exactInTakerTraits(),
+    strategyHash: intent.hash as Hex,
+    taker: intent.wallet,
+  });
+  const simulation = await simulateQuote(simulationClient(ctx.services, chain), chain, calldata);
+  const at = simulation.blockNumber === null ? '' : ` at block ${simulation.blockNumber}`;
+  if (simulation.state === 'docked' || simulation.state === 'unknown') {
+    const what =
+      simulation.state === 'docked' ? 'docked (closed by its maker)' : 'not active on the verified router';
+    throw refused(
+      `Strategy ${intent.hash} is ${what}${at}; it cannot be swapped.`,
+      'STRATEGY_NOT_ACTIVE',
+      what,
+    );
+  }
+  if (!simulation.ok) {
+    const { reason, hint } = simulation.revert;
+    throw refused(
+      `The router refused to quote ${intent.amount} ${trade.tokenIn.symbol} → ${trade.tokenOut.symbol}${at}: ${reason}${hint ? ` (${hint})` : ''}.`,
+      'SIMULATION_REVERTED',
+      reason,
+    );
+  }
+  return simulation;
+}
+
+function checkTakerBalance(
+  balance: bigint | null,
+  amount: bigint,
+  token: TokenConfig,
+  wallet: Address,
+): void {
+  if (balance === null || balance >= amount) return;
+  throw new ApiError(
+    'UNPROCESSABLE',
+    `The taker ${wallet} holds ${human(balance, token)}, less than the ${human(amount, token)} to swap.`,
+    {
+      issues: [
+        {
+          type: 'INSUFFICIENT_BALANCE',
+          expected: amount.toString(),
+          actual: balance.toString(),
+        },
+      ],
+    },
+  );
+}
+
+export async function prepareSwap(ctx: GraphQLContext, input: PrepareSwapInput): Promise<PreparedSwap> {
+  const key = ctx.apiKey;
+  if (!key) throw new ApiError('UNAUTHORIZED', UNAUTHORIZED_MESSAGE);
+  const intent = validate(input);
+  const chain = ctx.services.registry.require(input.chain, 'chain');
+  assertEnvironment(key.environment, chain);
+  const { tokenA, tokenB, order } = await swappable(ctx, chain, intent.hash);
+  const aToB = intent.direction === 'aToB';
+  const [tokenIn, tokenOut] = aToB ? [tokenA, tokenB] : [tokenB, tokenA];
+  const simulation = await simulate(ctx, chain, intent, { order, tokenIn, tokenOut });
+  const fees = programFees(order.data, simulation.amountIn);
+  checkFunding(
+    simulation.funding,
+    { protocolFee: BigInt(fees.protocolFee.amount), amountOut: simulation.amountOut },
+    tokenIn,
+    tokenOut,
+  );
+  checkTakerBalance(simulation.taker?.balanceIn ?? null, simulation.amountIn, tokenIn, intent.wallet);
+
+  const minAmountOut = (simulation.amountOut * BigInt(10_000 - intent.slippageBps)) / 10_000n;
+  const deadline = Math.floor(Date.now() / 1000) + intent.deadlineSeconds;
+  const router = getAddress(chain.router);
+  const { transactions, step } = stepList();
+  approveSteps(step, {
+    token: tokenIn,
+    spender: router,
+    spenderName: 'the SwapVM router',
+    allowance: simulation.taker?.allowanceIn ?? 0n,
+    needed: simulation.amountIn,
+    target: simulation.amountIn,
+    why: 'The router takes the input from this wallet and pushes it to Aqua for the maker.',
+  });
+  step(
+    'swap',
+    router,
+    swapCalldata({
+      order,
+      tokenIn: tokenIn.address as Address,
+      tokenOut: tokenOut.address as Address,
+      amount: simulation.amountIn,
+      takerTraits: minOutputTakerTraits({ minAmountOut, deadline: BigInt(deadline) }),
+    }),
+    `Swap ${human(simulation.amountIn, tokenIn)} for at least ${human(minAmountOut, tokenOut)} ` +
+      `(quoted ${human(simulation.amountOut, tokenOut)} at block ${simulation.blockNumber}, less ${intent.slippageBps / 100}% slippage) ` +
+      `against strategy ${intent.hash} on the SwapVM router ${router}. It reverts if the output would be lower, ` +
+      `or after ${new Date(deadline * 1000).toISOString()}.`,
+  );
+  return {
+    chain: chain.key,
+    chainId: chain.chainId,
+    wallet: intent.wallet,
+    strategyHash: intent.hash,
+    direction: intent.direction,
+    router,
+    transactions,
+    quote: {
+      tokenIn: describeToken(tokenIn),
+      tokenOut: describeToken(tokenOut),
+      amountIn: simulation.amountIn.toString(),
+      amountOut: simulation.amountOut.toString(),
+      minAmountOut: minAmountOut.toString(),
+      slippageBps: intent.slippageBps,
+      deadline,
+      protocolFee: fees.protocolFee,
+      makerFee: fees.makerFee,
+      effectivePrice: effectivePrice(simulation.amountIn, simulation.amountOut, tokenIn, tokenOut),
+      blockNumber: simulation.blockNumber.toString(),
+    },
+    preparedAt: new Date().toISOString(),
+  };
+}

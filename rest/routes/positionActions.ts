@@ -1,0 +1,155 @@
+import { z } from 'zod';
+import { PREPARE_NOTE } from '../../resolvers/positions/index.js';
+import { PositionApprovalsDocument, PositionDockDocument } from '../generated/graphql.js';
+import { POSITION_ID_PATTERN, parsePositionId } from '../positionRequest.js';
+import { queryParam, type RestRoute, type RouteContext, readBody } from '../route.js';
+import { type positionAction, positionActionBody } from '../schemas/positions.js';
+
+/**
+ * The maker's actions on a position of this key (issue 17): POST /v1/positions/{positionId}/approvals
+ * (top-up) and POST /v1/positions/{positionId}/dock (close). Both return unsigned transactions in the
+ * PositionAction shape and count in the SPEC §8 `ship, swap` bucket (`write`, 6 per 60 s per key).
+ */
+const positionIdParam = z.object({
+  positionId: z
+    .string()
+    .regex(POSITION_ID_PATTERN)
+    .meta({
+      description: 'The `strategyHash` returned by POST /v1/positions.',
+      examples: ['0x5f1c3a0e1b6b0f7f2d86d8e3d1c2a0f9c3b4e5d6a7b8c9d0e1f2a3b4c5d6e7f8'],
+    }),
+});
+
+const approvalQuery = {
+  approval: z.enum(['exact', 'unlimited'], { error: 'must be "exact" or "unlimited"' }).meta({
+    description:
+      'How far a short allowance is raised: `exact` (default: what the open positions of the wallet hold) or `unlimited` (max uint256).',
+  }),
+};
+
+type Action = z.infer<typeof positionAction>;
+
+function actionBody(ctx: RouteContext, p: Action & { preparedAt: unknown }) {
+  const data: Action = {
+    positionId: p.positionId,
+    strategyHash: p.strategyHash,
+    chain: p.chain,
+    chainId: p.chainId,
+    wallet: p.wallet,
+    transactions: p.transactions.map((t) => ({
+      step: t.step,
+      purpose: t.purpose,
+      to: t.to,
+      value: t.value,
+      data: t.data,
+      description: t.description,
+    })),
+  };
+  return { body: readBody(ctx, data, { preparedAt: p.preparedAt, note: PREPARE_NOTE }) };
+}
+
+const example = (purpose: 'approve' | 'dock', to: string, data: string) => ({
+  data: {
+    positionId: `0x${'5f'.repeat(32)}`,
+    strategyHash: `0x${'5f'.repeat(32)}`,
+    chain: 'base',
+    chainId: 8453,
+    wallet: '0x1111111111111111111111111111111111111111',
+    transactions: [{ step: 1, purpose, to, value: '0', data, description: 'Plain-language explanation.' }],
+  },
+  meta: {
+    requestId: '7d3c2b1a-0f9e-4d8c-b7a6-5f4e3d2c1b0a',
+    generatedAt: '2026-11-22T19:04:05.123Z',
+    apiVersion: 'v1',
+    freshnessSeconds: null,
+    cached: false,
+    preparedAt: '2026-11-22T19:04:05.123Z',
+    note: PREPARE_NOTE,
+  },
+});
+
+export const positionActionRoutes: RestRoute[] = [
+  {
+    method: 'POST',
+    path: '/v1/positions/:positionId/approvals',
+    bucket: 'write',
+    auth: { scope: 'prepare' },
+    doc: {
+      operationId: 'preparePositionApprovals',
+      summary: "Prepare the approvals that restore a position's coverage (top-up)",
+      description: [
+        "One allowance to Aqua per token serves every position of a wallet, and each swap uses part of it up, so a position that fills can stop filling (its `health` goes `at_risk`, then `stalled`). This returns the `approve` steps that raise the wallet's allowance of the position's two tokens to the sum of the live virtual balances of all its active strategies on the chain (plus the position's own amounts while it is not shipped yet), a short non-zero allowance being reset to 0 first (USDT's rule), or an empty `transactions` list when the allowance already covers it. Balances are not topped up: only the wallet's owner can add tokens.",
+        '',
+        'No body. Nothing is signed or broadcast. A position of another key is 404, as on GET. Rate limit: the `write` bucket (the documented `ship, swap` limit), per key, shared with dock and swaps.',
+      ].join('\n'),
+      tags: ['Positions'],
+      params: positionIdParam,
+      query: z.object({ approval: approvalQuery.approval.optional() }),
+      response: positionActionBody,
+      errors: [
+        'INVALID_PARAMETER',
+        'NOT_FOUND',
+        'UNSUPPORTED_CHAIN',
+        'UPSTREAM_UNAVAILABLE',
+        'UPSTREAM_TIMEOUT',
+      ],
+      example: example(
+        'approve',
+        '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
+        '0x095ea7b30000000000000000000000001111113ccf1426a8e30e2bff5e005d929bf6a90a000000000000000000000000000000000000000000000000000000003b9aca00',
+      ),
+    },
+    async handle(ctx) {
+      const positionId = parsePositionId(ctx.req.params.positionId);
+      const approval = queryParam(ctx, approvalQuery, 'approval') ?? 'exact';
+      const result = await ctx.operations.run(
+        PositionApprovalsDocument,
+        { positionId, approval },
+        ctx.graphql(),
+      );
+      return actionBody(ctx, result.preparePositionApprovals as Action & { preparedAt: unknown });
+    },
+  },
+  {
+    method: 'POST',
+    path: '/v1/positions/:positionId/dock',
+    bucket: 'write',
+    auth: { scope: 'prepare' },
+    doc: {
+      operationId: 'preparePositionDock',
+      summary: 'Prepare the unsigned dock (close) of a position',
+      description: [
+        "Returns one `dock` step: Aqua's `dock(app, strategyHash, tokens)` with the tokens exactly as shipped, for the position's wallet to sign. Docking zeroes the position's virtual balances (no tokens move: they never left the wallet) and is final: the same strategy can never be shipped again. Once the service observes it, the position's status becomes `docked` (`firstSeenDockedAt`).",
+        '',
+        "The position must be of this key (404 otherwise, as on GET) and observed active: not yet shipped, or already docked (in the catalogue, or on chain by a live read of Aqua's state: one RPC round trip), is 422 `UNPROCESSABLE`. No body. Rate limit: the `write` bucket (the documented `ship, swap` limit), per key, shared with approvals and swaps.",
+      ].join('\n'),
+      tags: ['Positions'],
+      params: positionIdParam,
+      response: positionActionBody,
+      errors: [
+        'INVALID_PARAMETER',
+        'NOT_FOUND',
+        'UNPROCESSABLE',
+        'UNSUPPORTED_CHAIN',
+        'UPSTREAM_UNAVAILABLE',
+        'UPSTREAM_TIMEOUT',
+      ],
+      errorExamples: {
+        UNPROCESSABLE: {
+          message: 'Position 0x5f… cannot be docked: it is already docked.',
+          issues: [{ type: 'POSITION_NOT_ACTIVE', expected: 'shipped', actual: 'it is already docked.' }],
+        },
+      },
+      example: example(
+        'dock',
+        '0x1111113ccf1426a8e30e2bff5e005d929bf6a90a',
+        '0x28defc17000000000000000000000000111111338c5091e8440b67b168bae16a668ac0de',
+      ),
+    },
+    async handle(ctx) {
+      const positionId = parsePositionId(ctx.req.params.positionId);
+      const result = await ctx.operations.run(PositionDockDocument, { positionId }, ctx.graphql());
+      return actionBody(ctx, result.preparePositionDock as Action & { preparedAt: unknown });
+    },
+  },
+];
