@@ -108,6 +108,10 @@ export async function paced(
     socket.on('error', () => {
       if (c.busy) complete(c, false);
     });
+    // A socket the server closed under a request in flight ends that request as an error.
+    socket.on('close', () => {
+      if (c.busy) complete(c, false);
+    });
     pool.push(c);
   }
   await Promise.all(pool.map((c) => new Promise((resolve) => c.socket.once('connect', resolve))));
@@ -125,7 +129,17 @@ export async function paced(
       sent++;
     }
   }
-  const timer = setInterval(pump, 1);
+  // Requests still unanswered 10 s after the last one was due are counted as errors: a run ends.
+  const deadline = dueOf(total) + 10_000;
+  const timer = setInterval(() => {
+    if (performance.now() > deadline) {
+      errors += total - done;
+      done = total;
+      finish();
+      return;
+    }
+    pump();
+  }, 1);
   pump();
   await finished;
   clearInterval(timer);
