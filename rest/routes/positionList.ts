@@ -117,7 +117,7 @@ export const positionExportRoutes: RestRoute[] = [
       const pages = eachPosition(gql, filters, EXPORT_BATCH);
       // The first page is read before the headers, so a store failure is still an error envelope.
       let next = await pages.next();
-      res.status(200);
+      res.statusCode = 200; // node's ServerResponse: exact paths are served without express's prototype
       res.setHeader('Content-Type', CONTENT_TYPES[format]);
       res.setHeader('Content-Disposition', `attachment; filename="positions.${format}"`);
       res.setHeader('Cache-Control', 'no-store');
