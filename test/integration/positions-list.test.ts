@@ -251,6 +251,8 @@ describe('GET /v1/positions/export', () => {
       .map((l) => JSON.parse(l) as Listed);
     const listed = (await list('?limit=100')).data.positions;
     expect(lines).toEqual(listed);
+    // The same fields in the same (documented) order.
+    expect(lines.map((l) => JSON.stringify(l))).toEqual(listed.map((l) => JSON.stringify(l)));
     const other = await exportBody('ndjson', keyB);
     expect(
       other.text
