@@ -88,6 +88,37 @@ async function streamed(format: 'csv' | 'ndjson') {
   return { ...result, first, growthMb };
 }
 
+describe('GET /v1/positions over 100k positions', () => {
+  it('reads a page (first and next) by the (key_id, created_at, strategy_hash) index, not a sort of the set', async () => {
+    const db = svc.services.db as unknown as { query: (text: unknown, values?: unknown) => Promise<unknown> };
+    const original = db.query;
+    const seen: { text: string; values: unknown[] }[] = [];
+    db.query = function (this: unknown, text: unknown, values?: unknown) {
+      if (typeof text === 'string' && text.includes('FROM positions p'))
+        seen.push({ text, values: values as unknown[] });
+      return original.call(this, text, values);
+    };
+    try {
+      const first = await svc.get('/v1/positions?limit=20', { headers: { authorization: `Bearer ${key}` } });
+      const cursor = ((await first.json()) as { data: { page: { nextCursor: string } } }).data.page
+        .nextCursor;
+      const next = await svc.get(`/v1/positions?limit=20&cursor=${cursor}`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
+      expect(next.status).toBe(200);
+    } finally {
+      db.query = original;
+    }
+    expect(seen).toHaveLength(2);
+    for (const { text, values } of seen) {
+      const { rows } = await svc.services.db.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${text}`, values);
+      const plan = rows.map((r) => r['QUERY PLAN']).join('\n');
+      expect(plan).toContain('positions_key_created_hash');
+      expect(plan).not.toMatch(/Sort Key/);
+    }
+  });
+});
+
 describe('GET /v1/positions/export of 100k positions', () => {
   it('streams CSV with flat RSS', async () => {
     const r = await streamed('csv');
