@@ -137,6 +137,7 @@ export function createApp(options: AppOptions): (req: IncomingMessage, res: Serv
               graphql: (extra) => createContext(services, id, { apiKey, ...extra }),
             })
             .then((result) => {
+              if (result.streamed) return;
               for (const [name, value] of Object.entries(result.headers ?? {})) res.setHeader(name, value);
               sendJson(res, result.status ?? 200, result.body, cache);
             }, next);

@@ -65,12 +65,25 @@ export function keyGuard(
   /** CORS of the key paths (rest/cors.ts): after the bucket, before the method check. */
   cors?: RequestHandler,
 ) {
-  const bucket = pathRoutes[0]!.bucket;
+  // A path's methods may count against different buckets (GET /v1/positions lists, POST prepares); a
+  // method the path does not serve counts against the first route's (its 405 carries those headers).
+  const bucketOf = (method: string): Bucket =>
+    (
+      pathRoutes.find((r) => r.method === method || (r.method === 'GET' && method === 'HEAD')) ??
+      pathRoutes[0]!
+    ).bucket;
   const scopes = new Map<string, string | null>(pathRoutes.map((r) => [r.method, r.auth?.scope ?? null]));
+  const limiters = new Map(
+    [...new Set(pathRoutes.map((r) => r.bucket))].map((bucket) => [
+      bucket,
+      rateLimit(bucket, limitOptions, (_req, res) => res.locals.bucketSubject as Subject),
+    ]),
+  );
   const keyLimits = new KeyLimits();
   const unauthorized = () => new ApiError('UNAUTHORIZED', UNAUTHORIZED_MESSAGE);
 
   const identify = async (req: Request, res: Response): Promise<void> => {
+    const bucket = bucketOf(req.method);
     const client: Subject = {
       id: `ip:${clientId(req, limitOptions.trustProxy)}`,
       limit: BUCKET_LIMITS[bucket],
@@ -107,7 +120,7 @@ export function keyGuard(
     (req: Request, res: Response, next: NextFunction) => {
       identify(req, res).then(() => next(), next);
     },
-    rateLimit(bucket, limitOptions, (_req, res) => res.locals.bucketSubject as Subject),
+    (req: Request, res: Response, next: NextFunction) => limiters.get(bucketOf(req.method))!(req, res, next),
     ...(cors ? [cors] : []),
     onlyMethods([...scopes.keys()]),
     (req: Request, res: Response, next: NextFunction) => {

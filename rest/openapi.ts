@@ -339,12 +339,16 @@ function operation(route: RestRoute, doc: RouteDoc, set: SchemaSet, options: Ope
             ]),
           ),
         },
-        content: {
-          [JSON_TYPE]: {
-            schema: set.ref(doc.response),
-            ...(doc.example === undefined ? {} : { example: doc.example }),
-          },
-        },
+        content: doc.responseTypes
+          ? Object.fromEntries(
+              Object.entries(doc.responseTypes).map(([type, schema]) => [type, { schema: set.ref(schema) }]),
+            )
+          : {
+              [JSON_TYPE]: {
+                schema: set.ref(doc.response),
+                ...(doc.example === undefined ? {} : { example: doc.example }),
+              },
+            },
       },
       ...errorResponses(set, codes, options.docsUrl, true, doc.errorExamples),
     },

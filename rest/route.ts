@@ -26,6 +26,8 @@ export interface RouteResult {
   /** A JSON value, or an already serialised JSON string. */
   body: unknown;
   headers?: Record<string, string>;
+  /** The handler wrote the response itself (a streamed body): nothing more is sent. */
+  streamed?: boolean;
 }
 
 export interface RestRoute {
@@ -68,6 +70,8 @@ export interface RouteDoc {
   body?: z.ZodType;
   /** The 200 body. */
   response: z.ZodType;
+  /** A 200 that is not JSON (a streamed export): its media types and what each carries, instead of `response`. */
+  responseTypes?: Record<string, z.ZodType>;
   /** Headers of the 200 response beyond the conventions' ones. */
   responseHeaders?: Record<string, { description: string; schema?: z.ZodType }>;
   /** The codes this route's own validation and resolvers can answer with (SPEC §7). */

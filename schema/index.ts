@@ -4,6 +4,7 @@ import './chain.js';
 import './health.js';
 import './pilot.js';
 import './position.js';
+import './positionList.js';
 import './quote.js';
 import './stats.js';
 import './swap.js';

@@ -144,7 +144,7 @@ const PreparedPosition = builder.objectRef<PreparedPositionShape>('PreparedPosit
   }),
 });
 
-const StatusToken = builder.objectRef<PositionStatusShape['tokenA']>('PositionStatusToken').implement({
+export const StatusToken = builder.objectRef<PositionStatusShape['tokenA']>('PositionStatusToken').implement({
   fields: (t) => ({
     symbol: t.exposeString('symbol', { nullable: true }),
     address: t.exposeString('address'),

@@ -8,6 +8,7 @@ export { preparePositionDock } from './dock.js';
 export { feeBreakdown, feePercent, MAX_MAKER_FEE_BPS, PROTOCOL_FEE_BPS } from './fees.js';
 export type { HealthIssue, HealthToken, PositionHealth } from './health.js';
 export { positionSalt } from './idempotency.js';
+export { eachPosition, listPositions, positionFilters } from './list.js';
 export { preparePosition } from './prepare.js';
 export { POSITION_NOT_FOUND, positionStatus } from './status.js';
 export { preparePositionApprovals } from './topUp.js';

@@ -6,6 +6,7 @@
 import { getAddress } from 'viem';
 import { isApiError } from '../../lib/errors.js';
 import type { GraphQLContext } from '../../schema/context.js';
+import type { PositionStatusRow } from '../../store/positions.js';
 import { observedState, positionOfKey } from './access.js';
 import { positionHealth } from './health.js';
 import { type PositionStatus, SIGNER_NOTE, TIMESTAMPS_MEANING } from './types.js';
@@ -34,20 +35,21 @@ async function healthIfReadable(
   }
 }
 
-/** GET /v1/positions/{positionId}: what the service has observed of a position of the calling key. */
-export async function positionStatus(ctx: GraphQLContext, positionId: string): Promise<PositionStatus> {
-  const row = await positionOfKey(ctx, positionId);
+/** The observed part of a position, shaped from its row: the one shaping of GET /v1/positions/{id}, the list and the export. */
+export type ObservedPosition = Omit<PositionStatus, 'health' | 'signer' | 'checkedAt' | 'timestampsMeaning'>;
+
+export function shapePosition(
+  registry: GraphQLContext['services']['registry'],
+  row: PositionStatusRow,
+): ObservedPosition {
   const status = observedState(row);
   const filled = row.observed && (row.first_volume_seen_at !== null || (row.volume_usd ?? 0) > 0);
   const tokenOf = (address: string, amount: string, prepared?: { symbol?: string; decimals?: number }) => ({
-    symbol: prepared?.symbol ?? ctx.services.registry.tokenByAddress(row.chain_key, address)?.symbol ?? null,
+    symbol: prepared?.symbol ?? registry.tokenByAddress(row.chain_key, address)?.symbol ?? null,
     address: getAddress(address),
     amount,
-    decimals:
-      prepared?.decimals ?? ctx.services.registry.tokenByAddress(row.chain_key, address)?.decimals ?? null,
+    decimals: prepared?.decimals ?? registry.tokenByAddress(row.chain_key, address)?.decimals ?? null,
   });
-  const chain = ctx.services.registry.get(row.chain_key);
-  const live = (status === 'shipped' || status === 'filled') && chain !== undefined;
   return {
     positionId: row.strategy_hash,
     strategyHash: row.strategy_hash,
@@ -65,6 +67,17 @@ export async function positionStatus(ctx: GraphQLContext, positionId: string): P
     firstSeenOnChainAt: row.first_seen_at,
     firstSeenFilledAt: filled ? (row.first_volume_seen_at ?? null) : null,
     firstSeenDockedAt: status === 'docked' ? row.docked_seen_at : null,
+  };
+}
+
+/** GET /v1/positions/{positionId}: what the service has observed of a position of the calling key. */
+export async function positionStatus(ctx: GraphQLContext, positionId: string): Promise<PositionStatus> {
+  const row = await positionOfKey(ctx, positionId);
+  const observed = shapePosition(ctx.services.registry, row);
+  const chain = ctx.services.registry.get(row.chain_key);
+  const live = (observed.status === 'shipped' || observed.status === 'filled') && chain !== undefined;
+  return {
+    ...observed,
     health: live ? await healthIfReadable(ctx, chain, row) : null,
     signer: SIGNER_NOTE,
     checkedAt: new Date().toISOString(),

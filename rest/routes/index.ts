@@ -3,6 +3,7 @@ import { badgeRoutes } from './badge.js';
 import { catalogueRoutes } from './catalogue.js';
 import { pilotRoutes } from './pilot.js';
 import { positionActionRoutes } from './positionActions.js';
+import { positionExportRoutes, positionListRoutes } from './positionList.js';
 import { positionRoutes } from './positions.js';
 import { quoteRoutes } from './quote.js';
 import { swapRoutes } from './swaps.js';
@@ -13,7 +14,9 @@ export const routes: RestRoute[] = [
   ...badgeRoutes,
   ...quoteRoutes,
   ...pilotRoutes,
+  ...positionExportRoutes,
   ...positionRoutes,
+  ...positionListRoutes,
   ...positionActionRoutes,
   ...swapRoutes,
 ];

@@ -329,6 +329,19 @@ describe('the write path matches the contract', () => {
     const status = await call(svc, 'GET', `/v1/positions/${id}`, 200, { headers: bearer(liveKey) });
     expect(status.body.data.status).toBe('prepared');
 
+    // GET /v1/positions (issue 19): the key's positions, newest first, and a refused cursor.
+    const listed = await call(svc, 'GET', '/v1/positions?limit=1', 200, { headers: bearer(liveKey) });
+    expect(listed.body.data.positions).toHaveLength(1);
+    await call(svc, 'GET', '/v1/positions?cursor=nope', 400, { headers: bearer(liveKey) });
+    // The export is CSV (not JSON): its status and headers are checked against the document here.
+    const exported = await svc.get('/v1/positions/export?format=csv', { headers: bearer(liveKey) });
+    const csv = await exported.text();
+    expect(exported.status, csv.slice(0, 300)).toBe(200);
+    expect(csv.split('\r\n').filter(Boolean).length).toBeGreaterThanOrEqual(3);
+    expect(contractProblems('GET', '/v1/positions/export?format=csv', exported, undefined)).toEqual([]);
+    covered.add('GET /v1/positions/export 200');
+    await call(svc, 'GET', '/v1/positions/export?format=xlsx', 400, { headers: bearer(liveKey) });
+
     // 400: not JSON, not the JSON content type, a bad field, a bad Idempotency-Key, a bad id.
     await call(svc, 'POST', '/v1/positions', 400, {
       headers: { ...bearer(liveKey), 'content-type': 'application/json' },

@@ -1,0 +1,128 @@
+/**
+ * GET /v1/positions (issue 19): the positions of the calling key, newest first, keyset-paginated with
+ * the strategy list's cursor rules (resolvers/catalogue/cursor.ts): an opaque cursor checked field by
+ * field before any SQL, anything else 400 naming `cursor`.
+ */
+import { ApiError } from '../../lib/errors.js';
+import type { GraphQLContext } from '../../schema/context.js';
+import { type ListedPositionRow, listPositionsOfKey, type PositionState } from '../../store/positionList.js';
+import { UNAUTHORIZED_MESSAGE } from '../apiKeys.js';
+import { isTimestampText, MAX_CURSOR_LENGTH } from '../catalogue/cursor.js';
+import { type ObservedPosition, shapePosition } from './status.js';
+
+export const POSITION_STATES = ['prepared', 'shipped', 'filled', 'docked'] as const;
+export const POSITIONS_MAX_LIMIT = 100;
+export const POSITIONS_DEFAULT_LIMIT = 20;
+const STORED_HASH = /^0x[0-9a-f]{64}$/;
+const WALLET = /^0x[0-9a-fA-F]{40}$/;
+const CURSOR_CODE = 'p';
+
+export interface PositionListArgs {
+  status?: string | null;
+  chain?: string | null;
+  wallet?: string | null;
+  cursor?: string | null;
+  limit?: number | null;
+}
+
+export type ListedPosition = ObservedPosition & { metadata: Record<string, string> | null };
+
+export interface PositionPage {
+  positions: ListedPosition[];
+  nextCursor: string | null;
+}
+
+type Keyset = { at: string; hash: string };
+
+export function encodePositionCursor(at: string, hash: string): string {
+  return Buffer.from(JSON.stringify([CURSOR_CODE, at, hash])).toString('base64url');
+}
+
+/** The keyset a cursor carries; anything but a cursor this service issued is 400 naming `cursor`. */
+export function decodePositionCursor(cursor: string): Keyset {
+  const invalid = () =>
+    ApiError.invalid('cursor', 'cursor is not one this service issued; start again without it.');
+  if (cursor.length > MAX_CURSOR_LENGTH || !/^[A-Za-z0-9_-]+$/.test(cursor)) throw invalid();
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    throw invalid();
+  }
+  if (!Array.isArray(parsed) || parsed.length !== 3) throw invalid();
+  const [code, at, hash] = parsed as unknown[];
+  if (code !== CURSOR_CODE || typeof at !== 'string' || !isTimestampText(at)) throw invalid();
+  if (typeof hash !== 'string' || !STORED_HASH.test(hash)) throw invalid();
+  if (encodePositionCursor(at, hash) !== cursor) throw invalid();
+  return { at, hash };
+}
+
+/** The filters checked before any SQL: each refusal is 400 naming its parameter. */
+export function positionFilters(ctx: GraphQLContext, args: PositionListArgs) {
+  let status: PositionState | undefined;
+  if (args.status !== undefined && args.status !== null) {
+    if (!(POSITION_STATES as readonly string[]).includes(args.status))
+      throw ApiError.invalid('status', `status must be one of ${POSITION_STATES.join(', ')}.`);
+    status = args.status as PositionState;
+  }
+  let chain: string | undefined;
+  if (args.chain !== undefined && args.chain !== null) {
+    if (ctx.services.registry.get(args.chain) === undefined)
+      throw ApiError.invalid('chain', 'chain must be a chain key of /api/chains.');
+    chain = args.chain;
+  }
+  let wallet: string | undefined;
+  if (args.wallet !== undefined && args.wallet !== null) {
+    if (!WALLET.test(args.wallet)) throw ApiError.invalid('wallet', 'wallet must match ^0x[a-fA-F0-9]{40}$.');
+    wallet = args.wallet.toLowerCase();
+  }
+  return { status, chain, wallet };
+}
+
+/** One row as the list and the export show it: the status shaping of GET /v1/positions/{id}, with metadata. */
+export function listedPosition(ctx: GraphQLContext, row: ListedPositionRow): ListedPosition {
+  return { ...shapePosition(ctx.services.registry, row), metadata: row.metadata };
+}
+
+function keyIdOf(ctx: GraphQLContext): string {
+  if (!ctx.apiKey) throw new ApiError('UNAUTHORIZED', UNAUTHORIZED_MESSAGE);
+  return ctx.apiKey.keyId;
+}
+
+export async function listPositions(ctx: GraphQLContext, args: PositionListArgs): Promise<PositionPage> {
+  const keyId = keyIdOf(ctx);
+  const limit = args.limit ?? POSITIONS_DEFAULT_LIMIT;
+  if (!Number.isInteger(limit) || limit < 1 || limit > POSITIONS_MAX_LIMIT)
+    throw ApiError.invalid('limit', `limit must be an integer from 1 to ${POSITIONS_MAX_LIMIT}.`);
+  const filters = positionFilters(ctx, args);
+  const after =
+    args.cursor === undefined || args.cursor === null ? undefined : decodePositionCursor(args.cursor);
+  // One row more than the page tells whether another page follows.
+  const rows = await listPositionsOfKey(ctx.services.db, keyId, { ...filters, after, limit: limit + 1 });
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  return {
+    positions: page.map((row) => listedPosition(ctx, row)),
+    nextCursor: rows.length > limit && last ? encodePositionCursor(last.cursor_at, last.strategy_hash) : null,
+  };
+}
+
+/**
+ * Every position of the key matching `filters`, page by page (keyset, `batch` rows a query): the export
+ * holds one page at a time, never the whole set.
+ */
+export async function* eachPosition(
+  ctx: GraphQLContext,
+  filters: ReturnType<typeof positionFilters>,
+  batch = 1000,
+): AsyncGenerator<ListedPosition[]> {
+  const keyId = keyIdOf(ctx);
+  let after: Keyset | undefined;
+  for (;;) {
+    const rows = await listPositionsOfKey(ctx.services.db, keyId, { ...filters, after, limit: batch });
+    if (rows.length > 0) yield rows.map((row) => listedPosition(ctx, row));
+    const last = rows[rows.length - 1];
+    if (rows.length < batch || !last) return;
+    after = { at: last.cursor_at, hash: last.strategy_hash };
+  }
+}

@@ -1,0 +1,231 @@
+import { z } from 'zod';
+import { MAX_CURSOR_LENGTH } from '../../resolvers/catalogue/cursor.js';
+import {
+  eachPosition,
+  POSITION_STATES,
+  POSITIONS_DEFAULT_LIMIT,
+  POSITIONS_MAX_LIMIT,
+  positionFilters,
+} from '../../resolvers/positions/list.js';
+import { PositionListDocument } from '../generated/graphql.js';
+import {
+  CSV_COLUMNS,
+  csvHeader,
+  csvLine,
+  EXPORT_FORMATS,
+  type ExportFormat,
+  ndjsonLine,
+  writeChunk,
+} from '../positionExport.js';
+import { WALLET_PATTERN } from '../positionRequest.js';
+import { queryParam, type RestRoute, type RouteContext, readBody } from '../route.js';
+import { listedPosition, positionCsv, positionListBody } from '../schemas/positionList.js';
+
+/**
+ * GET /v1/positions and GET /v1/positions/export (issue 19): the calling key's positions, listed through
+ * the persisted GraphQL operation, exported as a stream (HTTP work: a keyset loop of pages written
+ * with backpressure, never the whole set in memory). Both shape rows with the one status shaping.
+ */
+
+/** A query value given once, as non-empty plain text (`?a=1&a=2` and `?a[b]=1` are refused). */
+const text = (name: string, max: number) =>
+  z
+    .string({ error: `${name} must be given once, as plain text.` })
+    .min(1, `${name} must not be empty.`)
+    .max(max, `${name} must be at most ${max} characters.`);
+
+const parameters = {
+  status: z.enum(POSITION_STATES, { error: `status must be one of ${POSITION_STATES.join(', ')}.` }),
+  chain: text('chain', 64),
+  wallet: text('wallet', 42).regex(WALLET_PATTERN, 'wallet must match ^0x[a-fA-F0-9]{40}$.'),
+  limit: text('limit', 3)
+    .regex(/^\d+$/, `limit must be an integer from 1 to ${POSITIONS_MAX_LIMIT}.`)
+    .transform(Number)
+    .refine(
+      (n) => n >= 1 && n <= POSITIONS_MAX_LIMIT,
+      `limit must be an integer from 1 to ${POSITIONS_MAX_LIMIT}.`,
+    ),
+  cursor: text('cursor', MAX_CURSOR_LENGTH),
+  format: z.enum(EXPORT_FORMATS, { error: `format must be one of ${EXPORT_FORMATS.join(', ')}.` }),
+};
+
+const filterDocs = {
+  status: parameters.status.optional().meta({
+    description: 'Only positions in this state: `prepared`, `shipped`, `filled` or `docked`.',
+  }),
+  chain: parameters.chain.optional().meta({ description: 'A chain key of /api/chains.', examples: ['base'] }),
+  wallet: parameters.wallet.optional().meta({
+    description: 'Only positions of this wallet (any case).',
+    examples: ['0x70997970C51812dc3A010C7d01b50e0d17dc79C8'],
+  }),
+};
+
+const filtersOf = (ctx: RouteContext) => ({
+  status: queryParam(ctx, parameters, 'status') ?? null,
+  chain: queryParam(ctx, parameters, 'chain') ?? null,
+  wallet: queryParam(ctx, parameters, 'wallet') ?? null,
+});
+
+const CONTENT_TYPES: Record<ExportFormat, string> = {
+  csv: 'text/csv; charset=utf-8',
+  ndjson: 'application/x-ndjson',
+};
+
+/** Rows a query of the export reads: one page in memory at a time. */
+const EXPORT_BATCH = 1000;
+
+/** Before GET /v1/positions/{positionId}, so `export` is never read as a positionId. */
+export const positionExportRoutes: RestRoute[] = [
+  {
+    method: 'GET',
+    path: '/v1/positions/export',
+    bucket: 'positions',
+    auth: { scope: null },
+    doc: {
+      operationId: 'exportPositions',
+      summary: 'Export every position of the key (CSV or NDJSON)',
+      description: [
+        "Streams every position this key prepared, newest first, with its status, timestamps, fees and metadata: `format=csv` (RFC 4180, CRLF line ends, a header row; cells that a spreadsheet would read as a formula, starting with `=`, `+`, `-`, `@`, TAB or CR, are prefixed with `'`; `metadata` is a JSON text cell) or `format=ndjson` (one `ListedPosition` JSON object a line).",
+        '',
+        `The body is streamed as it is read (no size limit; the service holds one page at a time), so an error after the first byte cuts the body short instead of returning an envelope. Optional filters as GET /v1/positions. CSV columns: ${CSV_COLUMNS.map((c) => `\`${c}\``).join(', ')}.`,
+        '',
+        'Sent as an attachment, never cached (`Cache-Control: no-store`). Any valid key may call it; rate limit: the `positions` bucket, per key.',
+      ].join('\n'),
+      tags: ['Positions'],
+      query: z.object({
+        format: parameters.format.meta({ description: '`csv` or `ndjson`.', examples: ['csv'] }),
+        ...filterDocs,
+      }),
+      response: positionCsv,
+      responseTypes: { 'text/csv': positionCsv, 'application/x-ndjson': listedPosition },
+      responseHeaders: {
+        'Content-Disposition': { description: '`attachment; filename="positions.csv"` (or `.ndjson`).' },
+        'Cache-Control': { description: '`no-store`.' },
+      },
+      errors: ['INVALID_PARAMETER'],
+      errorExamples: {
+        INVALID_PARAMETER: { message: 'format must be one of csv, ndjson.', parameter: 'format' },
+      },
+    },
+    async handle(ctx) {
+      const format = queryParam(ctx, parameters, 'format', true)!;
+      const gql = ctx.graphql();
+      // Every refusal (400 naming the parameter) before the first byte.
+      const filters = positionFilters(gql, filtersOf(ctx));
+      const { res } = ctx;
+      const line = format === 'csv' ? csvLine : ndjsonLine;
+      const pages = eachPosition(gql, filters, EXPORT_BATCH);
+      // The first page is read before the headers, so a store failure is still an error envelope.
+      let next = await pages.next();
+      res.statusCode = 200; // node's ServerResponse: exact paths are served without express's prototype
+      res.setHeader('Content-Type', CONTENT_TYPES[format]);
+      res.setHeader('Content-Disposition', `attachment; filename="positions.${format}"`);
+      res.setHeader('Cache-Control', 'no-store');
+      try {
+        if (format === 'csv' && !(await writeChunk(res, csvHeader()))) return { body: null, streamed: true };
+        while (!next.done) {
+          if (!(await writeChunk(res, next.value.map(line).join('')))) {
+            await pages.return(undefined);
+            return { body: null, streamed: true };
+          }
+          next = await pages.next();
+        }
+        res.end();
+      } catch (error) {
+        // Headers are sent: the only honest signal left is a body cut short.
+        ctx.services.logger.error(
+          { err: error, requestId: ctx.requestId },
+          'position export failed mid-stream',
+        );
+        res.destroy(error instanceof Error ? error : undefined);
+      }
+      return { body: null, streamed: true };
+    },
+  },
+];
+
+/** After POST /v1/positions: the path's first route stays the prepare one (405s count against `prepare`). */
+export const positionListRoutes: RestRoute[] = [
+  {
+    method: 'GET',
+    path: '/v1/positions',
+    bucket: 'positions',
+    auth: { scope: null },
+    doc: {
+      operationId: 'listPositions',
+      summary: 'The positions this key prepared',
+      description: [
+        'The positions prepared by the calling key, newest first, with their observed status (as GET /v1/positions/{positionId}, without the live `health`) and metadata. Another key’s positions never appear.',
+        '',
+        `**Pagination**: keyset, as the strategy list. \`limit\` is 1 to ${POSITIONS_MAX_LIMIT} (default ${POSITIONS_DEFAULT_LIMIT}); \`data.page.nextCursor\` is non-null when more follow: pass it as \`cursor\`, with the same filters. A cursor this service did not issue is 400 naming \`cursor\`.`,
+        '',
+        'Never cached (`Cache-Control: no-store`). Any valid key may call it (no scope needed); rate limit: the `positions` bucket, per key.',
+      ].join('\n'),
+      tags: ['Positions'],
+      query: z.object({
+        ...filterDocs,
+        limit: parameters.limit.optional().meta({
+          description: `Page size, an integer from 1 to ${POSITIONS_MAX_LIMIT}; default ${POSITIONS_DEFAULT_LIMIT}.`,
+          examples: ['20'],
+        }),
+        cursor: parameters.cursor.optional().meta({
+          description: 'The opaque `data.page.nextCursor` of the previous page.',
+        }),
+      }),
+      response: positionListBody,
+      responseHeaders: { 'Cache-Control': { description: '`no-store`: statuses are live.' } },
+      errors: ['INVALID_PARAMETER'],
+      errorExamples: {
+        INVALID_PARAMETER: {
+          message: 'cursor is not one this service issued; start again without it.',
+          parameter: 'cursor',
+        },
+      },
+    },
+    async handle(ctx) {
+      const filters = filtersOf(ctx);
+      const limit = queryParam(ctx, parameters, 'limit') ?? POSITIONS_DEFAULT_LIMIT;
+      const cursor = queryParam(ctx, parameters, 'cursor') ?? null;
+      const result = await ctx.operations.run(
+        PositionListDocument,
+        { ...filters, limit, cursor },
+        ctx.graphql(),
+      );
+      const { nextCursor } = result.positions;
+      // The documented field order (the persisted manifest keeps selections sorted by name).
+      const positions = result.positions.positions.map((p) => ({
+        positionId: p.positionId,
+        strategyHash: p.strategyHash,
+        status: p.status,
+        chain: p.chain,
+        chainId: p.chainId,
+        wallet: p.wallet,
+        tokenA: {
+          symbol: p.tokenA.symbol,
+          address: p.tokenA.address,
+          amount: p.tokenA.amount,
+          decimals: p.tokenA.decimals,
+        },
+        tokenB: {
+          symbol: p.tokenB.symbol,
+          address: p.tokenB.address,
+          amount: p.tokenB.amount,
+          decimals: p.tokenB.decimals,
+        },
+        makerFeeBps: p.makerFeeBps,
+        protocolFeeBps: p.protocolFeeBps,
+        observedOnChain: p.observedOnChain,
+        volumeUsd: p.volumeUsd,
+        preparedAt: p.preparedAt,
+        firstSeenOnChainAt: p.firstSeenOnChainAt,
+        firstSeenFilledAt: p.firstSeenFilledAt,
+        firstSeenDockedAt: p.firstSeenDockedAt,
+        metadata: p.metadata ?? null,
+      }));
+      return {
+        body: readBody(ctx, { positions, page: { limit, nextCursor }, filters }),
+        headers: { 'Cache-Control': 'no-store' },
+      };
+    },
+  },
+];
