@@ -1383,7 +1383,7 @@ function check(c: Case, res: RawResponse): string | null {
   const codes = allowed[res.status];
   if (codes === undefined) return `status ${res.status} is not documented for ${c.endpoint}`;
   if (!/^application\/json\b/.test(res.headers['content-type'] ?? '')) return 'not application/json';
-  if (res.status === 200) return head ? null : checkSuccess(c.endpoint, text, requestId);
+  if (res.status === 200) return head ? null : checkSuccess(c.endpoint, text, requestId, c.request.method);
 
   // Every error: the envelope.
   if (res.status === 429 && !/^\d+$/.test(res.headers['retry-after'] ?? '')) return '429 without Retry-After';
@@ -1412,7 +1412,7 @@ function check(c: Case, res: RawResponse): string | null {
 /** Position ids of the 200 prepares, to compare with the store. */
 const preparedIds = new Set<string>();
 
-function checkSuccess(endpoint: Endpoint, text: string, requestId: string): string | null {
+function checkSuccess(endpoint: Endpoint, text: string, requestId: string, method: string): string | null {
   let body: Record<string, unknown>;
   try {
     body = JSON.parse(text) as Record<string, unknown>;
@@ -1437,6 +1437,21 @@ function checkSuccess(endpoint: Endpoint, text: string, requestId: string): stri
   if (typeof data !== 'object' || data === null || typeof meta !== 'object' || meta === null)
     return 'not { data, meta }';
   if (meta.requestId !== requestId || meta.apiVersion !== 'v1') return 'meta.requestId or apiVersion wrong';
+  // A GET of /v1/positions (in any spelling express routes there, and with an empty id) is the key's list.
+  if (
+    (endpoint === 'prepare' || endpoint === 'position') &&
+    method === 'GET' &&
+    Array.isArray(data.positions)
+  ) {
+    const page = data.page as Record<string, unknown> | undefined;
+    if (typeof page !== 'object' || page === null || typeof page.limit !== 'number')
+      return 'not a position list';
+    return (data.positions as Record<string, unknown>[]).every((p) =>
+      /^0x[0-9a-f]{64}$/.test(String(p.positionId)),
+    )
+      ? null
+      : 'not a position list';
+  }
   if (endpoint === 'prepare') {
     const fee = data.fee as Record<string, unknown>;
     const txs = data.transactions as { purpose: string }[];
@@ -1452,7 +1467,7 @@ function checkSuccess(endpoint: Endpoint, text: string, requestId: string): stri
       return 'not a prepared position';
     preparedIds.add(String(data.strategyHash).toLowerCase());
   }
-  if (endpoint === 'position' && !['prepared', 'shipped', 'filled'].includes(String(data.status)))
+  if (endpoint === 'position' && !['prepared', 'shipped', 'filled', 'docked'].includes(String(data.status)))
     return 'not a position status';
   return null;
 }
