@@ -375,3 +375,28 @@ if (process.argv[1] === LIB) {
   };
   process.stdout.write(JSON.stringify(await loadHere(name, url, options)));
 }
+
+/** Latency figures of one series of sequential calls (bench/prepare.ts, bench/swap.ts). */
+export interface LatencySeries {
+  name: string;
+  requests: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  mean: number;
+  max: number;
+}
+
+export function printLatencyTable(series: LatencySeries[]): void {
+  console.table(
+    series.map((s) => ({
+      series: s.name,
+      n: s.requests,
+      'p50 ms': s.p50,
+      'p90 ms': s.p90,
+      'p99 ms': s.p99,
+      'mean ms': s.mean,
+      'max ms': s.max,
+    })),
+  );
+}

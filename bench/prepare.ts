@@ -19,7 +19,7 @@ import { createLogger } from '../lib/logger.js';
 import { createKey } from '../resolvers/apiKeys.js';
 import { startService } from '../service.js';
 import { createTestDatabase } from '../test/helpers/postgres.js';
-import { machine, writeResult } from './lib.js';
+import { type LatencySeries, machine, printLatencyTable, writeResult } from './lib.js';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 300);
 const WARM_UP = 100;
@@ -29,16 +29,6 @@ const BASE_PORT = Number(process.env.BENCH_PREPARE_PORT ?? 19206);
 const wallet: Address = mnemonicToAccount('test test test test test test test test test test test junk', {
   addressIndex: 9,
 }).address;
-
-interface Series {
-  name: string;
-  requests: number;
-  p50: number;
-  p90: number;
-  p99: number;
-  mean: number;
-  max: number;
-}
 
 /** node:http with one kept-alive socket: a lighter client than fetch, so the figure is the server's. */
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
@@ -73,7 +63,7 @@ const config = loadConfig({
   INTERNAL_TOKEN: 'bench-internal-token-0123456789',
 });
 const service = await startService(config, { chains: devnet.chains, logger: createLogger('silent') });
-const series: Series[] = [];
+const series: LatencySeries[] = [];
 let sample: unknown;
 try {
   const { key } = await createKey(service.services.db, {
@@ -169,17 +159,7 @@ try {
   rmSync(dataDir, { recursive: true, force: true });
 }
 
-console.table(
-  series.map((s) => ({
-    series: s.name,
-    n: s.requests,
-    'p50 ms': s.p50,
-    'p90 ms': s.p90,
-    'p99 ms': s.p99,
-    'mean ms': s.mean,
-    'max ms': s.max,
-  })),
-);
+printLatencyTable(series);
 const headline = series[0]!;
 const pass = headline.p50 <= TARGET_P50_MS;
 console.log(

@@ -23,7 +23,7 @@ import { createKey } from '../resolvers/apiKeys.js';
 import { startService } from '../service.js';
 import { query } from '../store/db.js';
 import { createTestDatabase } from '../test/helpers/postgres.js';
-import { machine, writeResult } from './lib.js';
+import { type LatencySeries, machine, printLatencyTable, writeResult } from './lib.js';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 120);
 const WARM_UP = 12;
@@ -33,16 +33,6 @@ const MNEMONIC = 'test test test test test test test test test test test junk';
 /** Index 9 is not used by the devnet: the maker of the docked positions; index 8 the taker. */
 const maker = mnemonicToAccount(MNEMONIC, { addressIndex: 9 });
 const taker = mnemonicToAccount(MNEMONIC, { addressIndex: 8 }).address;
-
-interface Series {
-  name: string;
-  requests: number;
-  p50: number;
-  p90: number;
-  p99: number;
-  mean: number;
-  max: number;
-}
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 function post(url: string, body: string | null, headers: Record<string, string>): Promise<[number, string]> {
@@ -76,7 +66,7 @@ const config = loadConfig({
   INTERNAL_TOKEN: 'bench-internal-token-0123456789',
 });
 const service = await startService(config, { chains: devnet.chains, logger: createLogger('silent') });
-const series: Series[] = [];
+const series: LatencySeries[] = [];
 const samples: Record<string, unknown> = {};
 try {
   const base = devnet.chains.find((c) => c.key === 'base')!;
@@ -185,17 +175,7 @@ try {
   rmSync(dataDir, { recursive: true, force: true });
 }
 
-console.table(
-  series.map((s) => ({
-    series: s.name,
-    n: s.requests,
-    'p50 ms': s.p50,
-    'p90 ms': s.p90,
-    'p99 ms': s.p99,
-    'mean ms': s.mean,
-    'max ms': s.max,
-  })),
-);
+printLatencyTable(series);
 const file = writeResult('swap', {
   benchmark:
     'POST /v1/swaps and POST /v1/positions/{id}/dock over HTTP on the devnet, sequential, one client',
