@@ -1,4 +1,8 @@
+import { readFileSync } from 'node:fs';
 import type { CodegenConfig } from '@graphql-codegen/cli';
+
+/** The REST side speaks the internal enum values (rest/enumPlan.ts translates at the boundary). */
+const enumValues = JSON.parse(readFileSync('rest/generated/enum-values.json', 'utf8'));
 
 /**
  * Typed documents and the persisted-operation manifest for the REST facade. The schema is the
@@ -20,6 +24,7 @@ const config: CodegenConfig = {
         useTypeImports: true,
         enumsAsTypes: true,
         scalars: { DateTime: 'string', JSON: 'unknown' },
+        enumValues,
       },
     },
   },

@@ -1,7 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { Redis } from 'ioredis';
-import { createChainClients } from './chain/clients.js';
+import { createChainClients, rpcClientOptions } from './chain/clients.js';
 import { ChainRegistry, loadChains } from './chain/registry.js';
+import { migrateQueue, startWebhookWorker } from './delivery/worker.js';
 import type { Devnet } from './devnet/devnet.js';
 import { spawnDevnet } from './devnet/process.js';
 import { startIndexer } from './indexer/index.js';
@@ -14,6 +15,7 @@ import { type PartStatus, partsDown, type Supervised, supervise } from './lib/su
 import { createApp } from './rest/app.js';
 import { mountDocs } from './rest/docs.js';
 import { drainable } from './rest/drain.js';
+import { CatalogueEventHub } from './rest/eventHub.js';
 import { answerHttpFaults } from './rest/httpFaults.js';
 import { mountLlms } from './rest/llms.js';
 import { RateLimits } from './rest/rateLimit.js';
@@ -83,6 +85,16 @@ export async function startService(config: Config, options: ServiceOptions = {})
     const metrics = new Metrics();
     metrics.trackPool(db);
     await migrate(db);
+    // GET /api/events: one LISTEN connection of this process, fanned out to its streams.
+    const events = new CatalogueEventHub(
+      db,
+      databaseUrl,
+      logger.child({ component: 'events' }),
+      config.events,
+    );
+    events.start();
+    stops.push(() => events.stop());
+    metrics.trackEventStreams(() => events.size);
     const analyticsDb = createAnalyticsDb(databaseUrl, config.analyticsStatementTimeoutMs);
     stops.push(() => analyticsDb.end());
 
@@ -119,7 +131,9 @@ export async function startService(config: Config, options: ServiceOptions = {})
       parts.push(() => devnet.parts?.() ?? []);
       registry = loadChains(config, devnet.chains);
     }
-    const clients = createChainClients(registry, { rpcTimeoutMs: config.rpcTimeoutMs, metrics });
+    const clients = createChainClients(registry, rpcClientOptions(config, { metrics, logger }));
+    // A URL of another chain or one that is down is reported now, not at the first request.
+    await clients.verify();
     // Listen first: with PORT=0 the URLs derived from the port are known only then.
     // Node checks headersTimeout/requestTimeout only every connectionsCheckingInterval (30 s by
     // default): a slow client would hold its socket up to 30 s past REQUEST_TIMEOUT_MS. Check often.
@@ -133,7 +147,11 @@ export async function startService(config: Config, options: ServiceOptions = {})
       server.listen(config.port, config.host, () => resolve());
     });
     const http = drainable(server);
-    stopHttp = () => http.drain(config.requestTimeoutMs);
+    // Open event streams never end by themselves: ended first, so the drain waits only for real requests.
+    stopHttp = () => {
+      events.closeStreams();
+      return http.drain(config.requestTimeoutMs);
+    };
     const address = server.address();
     const listenConfig = withListenPort(
       config,
@@ -148,6 +166,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
       registry,
       clients,
       metrics,
+      events,
     };
     const limits = new RateLimits(redis, config.redisPrefix);
     const app = createApp({
@@ -173,6 +192,13 @@ export async function startService(config: Config, options: ServiceOptions = {})
     server.requestTimeout = config.requestTimeoutMs;
     server.headersTimeout = Math.min(config.requestTimeoutMs, 10_000);
     server.keepAliveTimeout = 5_000;
+    // The webhook queue's schema before the indexer can queue an event; then the delivery worker.
+    // The queue has a pool of its own: graphile-worker hooks every client of its pool (delivery/worker.ts).
+    const queuePool = createDb(databaseUrl, config.webhooks.concurrency + 2);
+    stops.push(() => queuePool.end());
+    await migrateQueue(services, queuePool);
+    const webhooks = await startWebhookWorker(services, queuePool);
+    stops.push(() => webhooks.stop());
     if (config.indexer === 'embedded') {
       // Awaits the first sync and roll-up: once started, the catalogue holds the chains' history.
       const indexer = await startIndexer(services);

@@ -4,42 +4,51 @@
  * (127.0.0.1:6379, a prefix of this run), over a devnet of its own (three anvil chains, seeded; the
  * embedded indexer fills the catalogue; 20 stored strategies per (chain, pair) make full pages of 20),
  * and measures in ONE run:
- *   cached GET /api/stats, GET /api/badge, filtered GET /api/strategies (uncached) and POST /v1/positions
+ *   cached GET /api/stats, GET /api/badge, filtered GET /api/strategies (uncached), POST /v1/positions,
+ *   POST /v1/swaps and POST /v1/positions/{id}/dock
  * each against an express 5 hello-world and bare node:http serving the same bytes to the same requests
  * (bench/servers/hello.ts, processes of their own), on the same machine. Every request of every target,
  * baselines included, comes from another client (a distinct X-Forwarded-For, TRUST_PROXY=1), so no
- * read bucket fills and the limiter does its full work per request (a Redis round trip); prepares use
- * a key whose prepare bucket is never reached. Rounds are interleaved (express, node:http, gateway);
- * the median of each figure is reported. Targets of the earlier issues: cached stats ≥ 0.9× express,
- * uncached strategies list ≥ 0.5× express (MET / MISSED).
+ * read bucket fills and the limiter does its full work per request (a Redis round trip); prepares,
+ * swaps and docks use one key whose agreed prepare and write buckets (prepareLimitPerMinute,
+ * writeLimitPerMinute: 100000) are never reached. Swaps sell 1 USDC to the devnet's earliest open
+ * USDC/USDT strategy on base; docks prepare the dock of one position of the key, shipped by a maker
+ * wallet before the run (bench/writeSetup.ts, shared with bench:swap). Rounds are interleaved
+ * (express, node:http, gateway); the median of each figure is reported. Targets (issue 22; MET /
+ * MISSED): cached stats and badge ≥ 1.0× express, the uncached strategies list ≥ 0.7× express, a
+ * prepare, a swap and a dock each ≤ 1.5 ms of the gateway's CPU per request (with the gateway's chain
+ * RPC requests per call, from its /metrics, beside them: the target is one); the gateway's peak RSS
+ * ≤ 300 MB. Issue 22's other figures have their own scripts: chains and strategy detail (bench:reads),
+ * the list's p99 at half of peak on 1M/10M (bench:catalogue), quote overhead (bench:quote), swap and
+ * dock as lone sequential calls (bench:swap); bench/results/RESULTS.md maps them.
  *   npm run bench            BENCH_SECONDS (5) per run, BENCH_ROUNDS (3), BENCH_CONNECTIONS (20)
- *   BENCH_ONLY=stats,badge   a subset of the targets
+ *   BENCH_ONLY=stats,badge   a subset of the targets (stats, badge, strategies, prepare, swap, dock)
  *   BENCH_CPU_PROF=dir       the service runs with --cpu-prof, profiles written to dir on exit
  * Ports 19740-19749. Prints a table and writes bench/results/all.json (all-partial.json with BENCH_ONLY).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Redis } from 'ioredis';
 import pg from 'pg';
+import { DEVNET_CHAINS } from '../devnet/chains.js';
 import { startDevnet } from '../devnet/devnet.js';
-import { DEVNET_CHAINS } from '../devnet/seed.js';
 import { createDb } from '../store/db.js';
 import { migrate } from '../store/migrate.js';
 import { insertStrategy } from '../test/helpers/catalogue.js';
+import { eventually } from '../test/helpers/load.js';
 import { createTestDatabase, MACHINE_REDIS } from '../test/helpers/postgres.js';
+import { reportAll, type Target, type TargetReport } from './allReport.js';
 import {
-  cpuMs,
   type LoadOptions,
   type LoadResult,
   load,
-  machine,
-  medianRow,
   type ServiceProcess,
   spawnReady,
   spawnService,
-  writeResult,
 } from './lib.js';
+import { cpuMs, medianRow, RSS_TARGET_MB, rssOf } from './measure.js';
+import { openStrategyHash, swapBody, writeWallets } from './writeSetup.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -50,18 +59,10 @@ const SERVICE_PORT = 19745;
 const EXPRESS_PORT = 19746;
 const HTTP_PORT = 19747;
 const INTERNAL_TOKEN = 'bench-internal-token-0123456789';
+const METRICS_TOKEN = 'bench-metrics-token-0123456789';
 const FILLER_STRATEGIES = 20;
 /** anvil's default mnemonic, index 9: a wallet the devnet does not use. */
 const WALLET = '0xa0Ee7A142d267C1f36714E4a8F75612F20a79720';
-
-interface Target {
-  key: string;
-  name: string;
-  request: LoadOptions;
-  /** ≥ this many × express, or no target. */
-  target?: number;
-  note: string;
-}
 
 const dataDir = mkdtempSync(join(tmpdir(), 'bench-all-'));
 const stops: Array<() => Promise<unknown>> = [];
@@ -119,6 +120,7 @@ try {
       INDEXER: 'embedded',
       TRUST_PROXY: '1',
       INTERNAL_TOKEN,
+      METRICS_TOKEN,
       LOG_LEVEL: 'info',
     },
     { nodeArgs: profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [] },
@@ -132,7 +134,8 @@ try {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${INTERNAL_TOKEN}` },
     body: JSON.stringify({
-      query: 'mutation { createApiKey(input: { environment: LIVE, prepareLimitPerMinute: 100000 }) { key } }',
+      query:
+        'mutation { createApiKey(input: { environment: LIVE, prepareLimitPerMinute: 100000, writeLimitPerMinute: 100000 }) { key } }',
     }),
   });
   const key = ((await res.json()) as { data: { createApiKey: { key: string } } }).data.createApiKey.key;
@@ -159,25 +162,66 @@ try {
     };
   };
 
+  // The write paths' set-up (bench/writeSetup.ts, as bench:swap): the devnet's earliest open USDC/USDT
+  // strategy on base to swap against, a funded taker, and a position of the bench's key shipped by the
+  // maker wallet and seen active by the embedded indexer, to dock (dock prepares only: the same position
+  // answers every call).
+  const wantsWrites = !ONLY || ONLY.includes('swap') || ONLY.includes('dock');
+  let swapHash = '';
+  let dockPosition = '';
+  if (wantsWrites) {
+    const base = devnet.chains.find((c) => c.key === 'base')!;
+    const wallets = writeWallets(base);
+    await wallets.fundTaker();
+    dockPosition = await wallets.shipPosition(url, key);
+    await eventually(
+      'the indexer to see the shipped position',
+      async () =>
+        (
+          await pgClient.query("SELECT 1 FROM strategies WHERE strategy_hash = $1 AND status = 'active'", [
+            dockPosition,
+          ])
+        ).rows.length > 0,
+      120_000,
+      250,
+    );
+    // The indexer has stored every block up to the position's by now: the devnet's strategies included.
+    const hash = await openStrategyHash(pgClient, base);
+    if (!hash) throw new Error('no open USDC/USDT strategy on the devnet');
+    swapHash = hash;
+  }
+  // The gateway's own chain RPC requests (the embedded indexer's are labelled client="indexer").
+  const rpcRequests = async (): Promise<number> => {
+    const text = await (
+      await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })
+    ).text();
+    return text
+      .split('\n')
+      .filter((line) => line.startsWith('gateway_rpc_requests_total{') && line.includes('client="gateway"'))
+      .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
+  };
+  const writeHeaders = { 'content-type': 'application/json', authorization: `Bearer ${key}` };
+
   const allTargets: Target[] = [
     {
       key: 'stats',
       name: 'GET /api/stats (cached)',
       request: { path: '/api/stats' },
-      target: 0.9,
+      target: 1.0,
       note: 'response cache hit: an in-process copy of the Redis entry',
     },
     {
       key: 'badge',
       name: 'GET /api/badge',
       request: { path: '/api/badge' },
+      target: 1.0,
       note: 'persisted operation over the roll-up',
     },
     {
       key: 'strategies',
       name: 'GET /api/strategies?chain&pair (uncached)',
       request: { path: listPaths[0]!, paths: listPaths },
-      target: 0.5,
+      target: 0.7,
       note: `persisted operation, one keyset query on Postgres, never cached; ${listPaths.length} filters in turn`,
     },
     {
@@ -186,7 +230,7 @@ try {
       request: {
         method: 'POST',
         path: '/v1/positions',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+        headers: writeHeaders,
         body: JSON.stringify({
           chain: 'base',
           wallet: WALLET,
@@ -197,17 +241,34 @@ try {
           makerFeeBps: 30000,
         }),
       },
+      cpuTargetMs: 1.5,
+      countRpc: true,
       note: 'key lookup, one multicall eth_call (anvil), one INSERT',
+    },
+    {
+      key: 'swap',
+      name: 'POST /v1/swaps',
+      request: { method: 'POST', path: '/v1/swaps', headers: writeHeaders, body: swapBody(swapHash) },
+      cpuTargetMs: 1.5,
+      countRpc: true,
+      note: "key lookup, one eth_call (quote + maker's funding + taker's balance and allowance), no write",
+    },
+    {
+      key: 'dock',
+      name: 'POST /v1/positions/{id}/dock',
+      request: {
+        method: 'POST',
+        path: `/v1/positions/${dockPosition}/dock`,
+        headers: { authorization: `Bearer ${key}` },
+      },
+      cpuTargetMs: 1.5,
+      countRpc: true,
+      note: "key lookup, the position's row, one eth_call (Aqua's rawBalances), no write",
     },
   ];
   const targets = allTargets.filter((t) => !ONLY || ONLY.includes(t.key));
 
-  const report: Array<{
-    target: Target;
-    bodyBytes: number;
-    rows: LoadResult[];
-    samples: Record<string, LoadResult[]>;
-  }> = [];
+  const report: TargetReport[] = [];
   // Fill the stats cache: the bench measures hits.
   await (await fetch(`${url}/api/stats`)).text();
   for (const target of targets) {
@@ -242,9 +303,16 @@ try {
       const samples: Record<string, LoadResult[]> = {};
       for (let round = 1; round <= ROUNDS; round++) {
         for (const server of servers) {
+          const gateway = server.url === url && target.countRpc;
+          const rpcBefore = gateway ? await rpcRequests() : 0;
           const before = await cpuSnapshot(pidOf[server.name]!);
           const result = await load(server.name, server.url, { ...options, duration: SECONDS });
           const after = await cpuSnapshot(pidOf[server.name]!);
+          if (gateway) {
+            result.rpcPerRequest = Number(
+              ((await rpcRequests()) - rpcBefore) / Math.max(1, result.total ?? 0),
+            );
+          }
           // The load generator runs in a process of its own (lib.ts `load`), which reports its CPU.
           after.loadGenerator = result.generatorCpuMs ?? 0;
           result.cpuMsPerRequest = Object.fromEntries(
@@ -271,72 +339,18 @@ try {
     }
   }
 
-  const cpuText = (row: LoadResult, keys = ['server', 'postgres', 'redis', 'loadGenerator']) =>
-    keys.map((k) => (row.cpuMsPerRequest?.[k] ?? 0).toFixed(2)).join(' · ');
-  const table = report.map(({ target, bodyBytes, rows }) => {
-    const [express, http, gateway] = rows as [LoadResult, LoadResult, LoadResult];
-    const ratio = gateway.requestsPerSec / express.requestsPerSec;
-    return {
-      target: target.name,
-      bytes: bodyBytes,
-      'req/s': gateway.requestsPerSec,
-      'p50 ms': gateway.p50,
-      'p99 ms': gateway.p99,
-      'express req/s': express.requestsPerSec,
-      'express p50/p99': `${express.p50}/${express.p99}`,
-      'node:http req/s': http.requestsPerSec,
-      'node:http p50/p99': `${http.p50}/${http.p99}`,
-      '× express': Number(ratio.toFixed(2)),
-      '× node:http': Number((gateway.requestsPerSec / http.requestsPerSec).toFixed(2)),
-      goal:
-        target.target === undefined
-          ? '—'
-          : `≥ ${target.target}× express ${ratio >= target.target ? 'MET' : 'MISSED'}`,
-      'CPU ms/req gw·pg·redis·gen': cpuText(gateway),
-      'CPU ms/req express·gen': cpuText(express, ['server', 'loadGenerator']),
-      failed: rows.reduce((s, r) => s + r.non2xx + r.errors, 0),
-    };
-  });
+  // The gateway's resident memory over the whole run (its peak: VmHWM), against issue 22's bound.
+  const rss = rssOf(service.child.pid);
   console.log(
-    `\nmedian of ${ROUNDS} interleaved rounds of ${SECONDS} s, ${CONNECTIONS} connections, a distinct X-Forwarded-For per request; ` +
-      `Postgres 127.0.0.1:5432, Redis ${process.env.REDIS_URL ?? MACHINE_REDIS}; ${cpus().length} cores shared by load, service, baselines, Postgres, Redis, anvil`,
+    `gateway RSS: ${rss.rssMb} MB now, peak ${rss.peakRssMb} MB (target ≤ ${RSS_TARGET_MB} MB) ${rss.peakRssMb <= RSS_TARGET_MB ? 'MET' : 'MISSED'}`,
   );
-  console.table(table);
-  for (const row of table)
-    if (row.goal !== '—') console.log(`${row.target}: ${row['× express']}× express, ${row.goal}`);
-  if (table.some((r) => r.failed > 0))
-    console.log('WARNING: some requests failed (non-2xx or errors): see the rounds above');
-  // A subset (BENCH_ONLY) never overwrites the full run's figures.
-  const file = writeResult(ONLY ? 'all-partial' : 'all', {
-    when: new Date().toISOString(),
-    machine: machine(),
-    method: {
-      connections: CONNECTIONS,
-      seconds: SECONDS,
-      rounds: ROUNDS,
-      statistic: 'median of interleaved rounds (express, node:http, gateway)',
-      clients: 'a distinct X-Forwarded-For per request, TRUST_PROXY=1, for gateway and baselines alike',
-      stores: {
-        postgres: 'machine 127.0.0.1:5432, fresh database',
-        redis: process.env.REDIS_URL ?? MACHINE_REDIS,
-      },
-    },
-    table,
-    targets: report.map(({ target, bodyBytes, rows, samples }) => ({
-      key: target.key,
-      name: target.name,
-      note: target.note,
-      goal: target.target === undefined ? null : `>= ${target.target}x express`,
-      met:
-        target.target === undefined
-          ? null
-          : rows[2]!.requestsPerSec / rows[0]!.requestsPerSec >= target.target,
-      bodyBytes,
-      rows,
-      samples,
-    })),
+  reportAll(report, rss, {
+    rounds: ROUNDS,
+    seconds: SECONDS,
+    connections: CONNECTIONS,
+    redisUrl: process.env.REDIS_URL ?? MACHINE_REDIS,
+    partial: ONLY !== undefined,
   });
-  console.log(`written ${file}`);
 } finally {
   for (const stop of stops.reverse()) await stop().catch((error: unknown) => console.error(error));
   rmSync(dataDir, { recursive: true, force: true });

@@ -9,7 +9,8 @@ import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestDatabase } from '../test/helpers/postgres.js';
-import { freePort, type LoadResult, load, printTable, spawnReady, writeResult } from './lib.js';
+import { freePort, type LoadResult, load, spawnReady } from './lib.js';
+import { printTable, writeResult } from './measure.js';
 
 const body = JSON.stringify({ data: { ok: true, message: 'fixed body of the conventions bench' }, meta: {} });
 const bodyFile = join(tmpdir(), 'gw-bench-body.json');

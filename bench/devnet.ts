@@ -9,7 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { startDevnet } from '../devnet/devnet.js';
-import { median } from './lib.js';
+import { median } from './measure.js';
 
 const RUNS = 5;
 const TARGET_MS = 5000;

@@ -17,27 +17,31 @@
  * indexes (chain, strategy hash, block descending; chain, tx hash), which are dropped during the load
  * and built again after it from presorted rows; one connection writes the swaps while the other writes
  * the strategies and volume_hourly; commits do not wait for the WAL flush; the counting triggers of
- * `strategies` are off during the load (the counts are rebuilt once; the trigger that renders each
- * row's list entry stays on); ANALYZE at the end.
+ * `strategies` are off during the load (the counts and the analytics roll-ups of migration 014 are
+ * rebuilt once, `analytics_rebuild()`; the trigger that renders each row's list entry stays on);
+ * ANALYZE at the end.
  *
  * As a script: `DATABASE_URL=… node --import tsx bench/generate.ts [strategies] [swaps]`.
  */
 import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import type pg from 'pg';
+import type { Address } from 'viem';
 import { AQUA_TRAITS } from '../chain/order.js';
+import {
+  aquaProtocolFeeAmountIn,
+  buildProgram,
+  decodeProgram,
+  PROTOCOL_FEE_1E9,
+  salt,
+  xycSwap,
+} from '../chain/program.js';
 import type { ChainConfig } from '../lib/config.js';
 import { createDb, type Db } from '../store/db.js';
 import { migrate } from '../store/migrate.js';
 import { fixtureChains } from '../test/helpers/catalogue.js';
-
-/** The statement-level triggers of migration 004 that keep the roll-up counts of `strategies`. */
-const COUNTING_TRIGGERS = ['insert', 'update', 'delete', 'truncate'].map((op) => `strategies_counts_${op}`);
-
-async function setCountingTriggers(client: pg.PoolClient, action: 'ENABLE' | 'DISABLE') {
-  for (const trigger of COUNTING_TRIGGERS)
-    await client.query(`ALTER TABLE strategies ${action} TRIGGER ${trigger}`);
-}
+import { type IndexDef, indexesOf, setCountingTriggers } from './generateLoad.js';
+import { bind, INSERT_HOURLY, INSERT_STRATEGIES, INSERT_SWAPS } from './generateSql.js';
 
 export interface GenerateOptions {
   strategies: number;
@@ -141,180 +145,6 @@ function lookupTable(combos: readonly Combo[]): number[] {
   return slots;
 }
 
-/*
- * Strategy s (1..S): combo LUT[1 + (s·37) % 100], shipped at first_ship + s·ship_step, maker
- * s % makers, docked when s % 10 = 3, hash = 8 hex digits of s then md5 filler (so hash order is s
- * order). It owns swaps [B(s−1), B(s)) with B(i) = ⌊W·(i/S)^⅓⌋; its k-th swap (k = 0..n−1) is at
- * shipped + (now − shipped)·(k+1)/(n+1), of a0(s) + d(s)·k base units, token a in when k is even.
- */
-/** A column of the combo `c` (1-based) of a row: an array subscript, no join. */
-const COMBO_COLUMNS = {
-  chain_key: 'text',
-  app: 'text',
-  token_a: 'text',
-  token_b: 'text',
-  symbol_a: 'text',
-  symbol_b: 'text',
-  decimals_a: 'int',
-  decimals_b: 'int',
-  pair_key: 'text',
-  price_a: 'float8',
-  price_b: 'float8',
-  tokens: 'jsonb',
-} as const;
-type ComboColumn = keyof typeof COMBO_COLUMNS;
-const k = (column: ComboColumn, c = 'st.c') => `({{${column}}}::${COMBO_COLUMNS[column]}[])[${c}]`;
-
-/**
- * Binds `{{name}}` placeholders as $1, $2… in order of first use, so a statement is given exactly the
- * parameters it uses (Postgres must infer a type for each one).
- */
-function bind(sql: string, values: Record<string, unknown>): { text: string; values: unknown[] } {
-  const order: string[] = [];
-  const text = sql.replace(/\{\{(\w+)\}\}/g, (_m, name: string) => {
-    if (!(name in values)) throw new Error(`no value for {{${name}}}`);
-    let n = order.indexOf(name);
-    if (n < 0) n = order.push(name) - 1;
-    return `$${n + 1}`;
-  });
-  return { text, values: order.map((name) => values[name]) };
-}
-
-const B = (i: string) =>
-  `floor({{swaps}}::float8 * power((${i})::float8 / {{strategies}}::float8, 1::float8 / 3))::bigint`;
-
-// The per-strategy subqueries end in OFFSET 0, a fence: evaluated once per strategy. Flattened into
-// the swap rows, their expressions (B() and md5 among them) would be computed again for every swap
-// and every reference, which made the load several times slower.
-
-/** `st`: the strategies of [s_from, s_to] (of chain {{chain}} only, with `oneChain`) and their facts. */
-const strategies = (oneChain: boolean) => `(
-  SELECT s, cc.c, x.lo, x.hi, x.hi - x.lo AS n, x.shipped, {{now}}::float8 - x.shipped AS span, x.a0, x.d,
-    ${k('price_a', 'cc.c')} / power(10, ${k('decimals_a', 'cc.c')}) AS scale_a,
-    ${k('price_b', 'cc.c')} / power(10, ${k('decimals_b', 'cc.c')}) AS scale_b
-  FROM generate_series({{s_from}}::int, {{s_to}}::int) AS s
-    CROSS JOIN LATERAL (SELECT ({{lut}}::int[])[1 + (s * 37) % 100] AS c OFFSET 0) AS cc
-    CROSS JOIN LATERAL (
-      SELECT ${B('s - 1')} AS lo, ${B('s')} AS hi, {{first_ship}}::float8 + s * {{ship_step}}::float8 AS shipped,
-        5000000 + (s::bigint * 7919) % 400000000 AS a0, (s % 7) * 100 AS d
-      OFFSET 0
-    ) AS x
-  ${oneChain ? `WHERE ${k('chain_key', 'cc.c')} = {{chain}}` : ''}
-  OFFSET 0
-) AS st`;
-
-const strategyHash = (s: string) =>
-  `'0x' || lpad(to_hex(${s}), 8, '0') || md5(${s}::text) || substr(md5((-${s})::text), 1, 24)`;
-const makerOf = (s: string) => `'0x' || lpad(to_hex(${s} % {{makers}}::int), 40, '0')`;
-
-/** The swaps of `st`, k descending within a strategy (block descending). */
-const swapsOf = `
-  CROSS JOIN LATERAL generate_series(st.n - 1, 0, -1) AS kk
-  CROSS JOIN LATERAL (
-    SELECT st.shipped + st.span * (kk + 1) / (st.n + 1) AS ts, st.a0 + st.d * kk AS amount,
-      CASE WHEN kk % 2 = 0 THEN st.scale_a ELSE st.scale_b END AS scale
-  ) AS z`;
-
-// Each swap row is built from its strategy's precomputed values (h): per row, only what depends on k.
-const INSERT_SWAPS = `
-INSERT INTO swaps (chain_key, tx_hash, log_index, block_number, block_time, strategy_hash, maker, taker, token_in,
-  token_out, amount_in, amount_out, volume_usd)
-SELECT h.chain_key, h.tx_prefix || lpad(to_hex(st.n - 1 - kk), 8, '0') || h.filler, 3,
-  floor((z.ts - {{first_ship}}::float8) / 2)::bigint, to_timestamp(z.ts), h.hash, h.maker,
-  CASE WHEN kk % 2 = 0 THEN h.taker_even ELSE h.taker_odd END,
-  CASE WHEN kk % 2 = 0 THEN h.token_a ELSE h.token_b END,
-  CASE WHEN kk % 2 = 0 THEN h.token_b ELSE h.token_a END,
-  z.amount, z.amount * 997 / 1000, z.amount * z.scale
-FROM ${strategies(true)}
-  CROSS JOIN LATERAL (
-    SELECT ${k('chain_key')} AS chain_key, ${k('token_a')} AS token_a, ${k('token_b')} AS token_b,
-      ${strategyHash('st.s')} AS hash, ${makerOf('st.s')} AS maker,
-      '0x' || lpad(to_hex(st.s), 8, '0') AS tx_prefix, substr(md5((st.s * 3)::text), 1, 48) AS filler,
-      '0x' || lpad(to_hex(1000000 + st.s % 5000), 40, '0') AS taker_even,
-      '0x' || lpad(to_hex(1000000 + (st.s + 1) % 5000), 40, '0') AS taker_odd
-    OFFSET 0
-  ) AS h
-  ${swapsOf}`;
-
-// A strategy's totals in closed form: token a in on the ⌈n/2⌉ even k, b on the ⌊n/2⌋ odd k, so
-// Σ amounts = ne·a0 + d·ne(ne−1) for a and no·a0 + d·no² for b.
-const INSERT_STRATEGIES = `
-INSERT INTO strategies (chain_key, strategy_hash, maker, app, strategy, traits, program, token_a, token_b, symbol_a,
-  symbol_b, decimals_a, decimals_b, pair_key, tokens, initial_a, initial_b, balance_a, balance_b, status,
-  shipped_block, shipped_tx, shipped_at, docked_block, docked_at, volume_usd, swap_count, last_swap_at,
-  first_seen_at, first_volume_seen_at)
-SELECT ${k('chain_key')}, ${strategyHash('st.s')}, ${makerOf('st.s')}, ${k('app')},
-  '0x' || repeat('ab', 208) || lpad(to_hex(st.s), 32, '0'), {{traits}}::numeric, {{program}}::jsonb,
-  ${k('token_a')}, ${k('token_b')}, ${k('symbol_a')}, ${k('symbol_b')}, ${k('decimals_a')}, ${k('decimals_b')},
-  ${k('pair_key')},
-  ${k('tokens')}, 1000000000000, 1000000000000,
-  CASE WHEN st.s % 10 = 3 THEN 0 ELSE 1000000000000 + (st.s % 997) * 1000000 END,
-  CASE WHEN st.s % 10 = 3 THEN 0 ELSE 1000000000000 - (st.s % 997) * 1000000 END,
-  CASE WHEN st.s % 10 = 3 THEN 'docked' ELSE 'active' END,
-  floor((st.shipped - {{first_ship}}::float8) / 2)::bigint, '0x' || lpad(to_hex(st.s), 64, 'f'),
-  to_timestamp(st.shipped),
-  CASE WHEN st.s % 10 = 3 THEN floor(({{now}}::float8 - {{first_ship}}::float8) / 2)::bigint END,
-  CASE WHEN st.s % 10 = 3 THEN to_timestamp({{now}}::float8 - (st.s % 1000)) END,
-  (v.ne * st.a0 + st.d * v.ne * (v.ne - 1)) * st.scale_a + (v.no * st.a0 + st.d * v.no * v.no) * st.scale_b,
-  st.n, CASE WHEN st.n > 0 THEN to_timestamp(st.shipped + st.span * st.n / (st.n + 1)) END,
-  to_timestamp(st.shipped), CASE WHEN st.n > 0 THEN to_timestamp(st.shipped + st.span / (st.n + 1)) END
-FROM ${strategies(true)}
-  CROSS JOIN LATERAL (SELECT (st.n + 1) / 2 AS ne, st.n / 2 AS no) AS v`;
-
-// Grouped by combo (one per chain and pair) and whole epoch hours, named after grouping.
-const INSERT_HOURLY = `
-INSERT INTO volume_hourly (chain_key, pair_key, hour, volume_usd, swap_count, last_swap_at)
-SELECT ${k('chain_key', 'g.c')}, ${k('pair_key', 'g.c')}, to_timestamp(g.hour * 3600), g.volume, g.swaps,
-  to_timestamp(g.last)
-FROM (
-  SELECT st.c, floor(z.ts / 3600)::bigint AS hour, sum(z.amount * z.scale) AS volume, count(*)::int AS swaps,
-    max(z.ts) AS last
-  FROM ${strategies(false)}
-  ${swapsOf}
-  GROUP BY st.c, floor(z.ts / 3600)::bigint
-) AS g`;
-
-interface IndexDef {
-  table: string;
-  name: string;
-  /** Recreates it: a CREATE INDEX statement or an ADD CONSTRAINT … PRIMARY KEY. */
-  create: string;
-  drop: string;
-}
-
-/**
- * The indexes of the tables as the migrations made them, read from the catalog. DDL takes no bind
- * parameters: the names and definitions come from Postgres itself, quoted by it.
- */
-async function indexesOf(client: pg.PoolClient, tables: string[]): Promise<IndexDef[]> {
-  const { rows } = await client.query<{
-    table: string;
-    name: string;
-    def: string;
-    constraint: string | null;
-  }>(
-    `SELECT c.relname AS table, i.relname AS name, pg_get_indexdef(x.indexrelid) AS def,
-       (SELECT pg_get_constraintdef(k.oid) FROM pg_constraint k WHERE k.conindid = x.indexrelid AND k.contype = 'p')
-         AS constraint
-     FROM pg_index x JOIN pg_class c ON c.oid = x.indrelid JOIN pg_class i ON i.oid = x.indexrelid
-     WHERE c.relname = ANY($1) AND c.relnamespace = 'public'::regnamespace
-     ORDER BY c.relname, i.relname`,
-    [tables],
-  );
-  return rows.map((r) => {
-    const table = `public.${JSON.stringify(r.table)}`;
-    const name = JSON.stringify(r.name);
-    return r.constraint
-      ? {
-          table: r.table,
-          name: r.name,
-          create: `ALTER TABLE ${table} ADD CONSTRAINT ${name} ${r.constraint}`,
-          drop: `ALTER TABLE ${table} DROP CONSTRAINT ${name}`,
-        }
-      : { table: r.table, name: r.name, create: r.def, drop: `DROP INDEX public.${name}` };
-  });
-}
-
 const addr = (n: number) => `0x${n.toString(16).padStart(40, '0')}`;
 
 export async function generateCatalogue(db: Db, options: GenerateOptions): Promise<GenerateResult> {
@@ -359,16 +189,11 @@ export async function generateCatalogue(db: Db, options: GenerateOptions): Promi
     const { text, values } = bind(sql, { ...shared, ...extra });
     return client.query(text, values);
   };
-  const program = JSON.stringify([
-    {
-      opcode: 28,
-      name: 'AquaProtocolFeeAmountIn',
-      args: `0x0007a120${'00'.repeat(20)}`,
-      decoded: { fee1e9: 500000, receiver: addr(0xfee) },
-    },
-    { opcode: 17, name: 'XYCSwap', args: '0x', decoded: {} },
-    { opcode: 20, name: 'Salt', args: '0x0000000000000001', decoded: { salt: '1' } },
-  ]);
+  const program = JSON.stringify(
+    decodeProgram(
+      buildProgram([aquaProtocolFeeAmountIn(PROTOCOL_FEE_1E9, addr(0xfee) as Address), xycSwap(), salt(1n)]),
+    ),
+  );
 
   const started = performance.now();
   const phases: Record<string, number> = {};
@@ -417,7 +242,9 @@ export async function generateCatalogue(db: Db, options: GenerateOptions): Promi
       // trigger (migration 006) stays on: it renders each row's list_json as the indexer's writes do.
       await setCountingTriggers(a, 'DISABLE');
       triggersOff = true;
-      await a.query('TRUNCATE strategies, swaps, volume_hourly, balance_changes');
+      await a.query(
+        'TRUNCATE strategies, swaps, volume_hourly, balance_changes, strategy_hourly, maker_hourly, maker_activity, catalogue_balances, catalogue_pair_balances',
+      );
       await a.query('DELETE FROM rollups WHERE name = $1', ['catalogue']);
       indexes = await indexesOf(a, ['strategies', 'swaps']);
       for (const index of indexes) {
@@ -479,6 +306,11 @@ export async function generateCatalogue(db: Db, options: GenerateOptions): Promi
       triggersOff = false;
       await a.query('SELECT catalogue_counts_rebuild()');
     });
+    // Per strategy, per maker and hour, maker totals, balances and the fees of volume_hourly
+    // (migration 014), from the rows just written, as the indexer would have kept them.
+    await phase('analytics roll-ups rebuilt', async () => {
+      await a.query('SELECT analytics_rebuild()');
+    });
 
     // Statistics everywhere; the visibility map (index-only scans) where the read paths want it.
     await phase('analyze', async () => {
@@ -487,6 +319,8 @@ export async function generateCatalogue(db: Db, options: GenerateOptions): Promi
         (async () => {
           await b.query('VACUUM (ANALYZE) strategies');
           await b.query('VACUUM (ANALYZE) volume_hourly');
+          for (const table of ['strategy_hourly', 'maker_hourly', 'maker_activity', 'catalogue_balances'])
+            await b.query(`VACUUM (ANALYZE) ${table}`);
         })(),
       ]);
     });

@@ -5,7 +5,7 @@
  * distinct client per request, TRUST_PROXY=1, so no read bucket refuses), in three phases of one run:
  *   1. nothing wrong;
  *   2. the service's Redis hung (SIGSTOP for the whole phase, then SIGCONT);
- *   3. three /graphql bombs in flight the whole phase (210 aliases of strategies(limit:100) with
+ *   3. three /graphql bombs in flight the whole phase (210 aliases of strategies(first: 100) with
  *      recentSwaps(limit:100), each sent again as soon as it is answered).
  * Reports p50/p99 of each phase and the ratio of its p99 to the first phase's.
  *   BENCH_HARDENING_RATE (requests/s, default 300), BENCH_HARDENING_SECONDS (per phase, default 8).
@@ -16,7 +16,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestDatabase } from '../test/helpers/postgres.js';
 import { startRedisServer } from '../test/helpers/redis.js';
-import { freePort, type LoadResult, machine, type ServiceProcess, spawnService, writeResult } from './lib.js';
+import { freePort, type LoadResult, type ServiceProcess, spawnService } from './lib.js';
+import { machine, writeResult } from './measure.js';
 import { pacedApart } from './paced.js';
 
 const RATE = Number(process.env.BENCH_HARDENING_RATE ?? 300);
@@ -27,7 +28,7 @@ const BOMBS = 3;
 /** The document of the report: 210 aliases of a 100 × 100 list. */
 export function graphqlBomb(aliases = 210): string {
   const one = (i: number) =>
-    `a${i}: strategies(limit: 100) { strategies { hash recentSwaps(limit: 100) { txHash amountIn amountOut taker } } }`;
+    `a${i}: strategies(first: 100) { edges { node { hash recentSwaps(limit: 100) { txHash amountIn amountOut taker } } } }`;
   return `{ ${Array.from({ length: aliases }, (_, i) => one(i)).join(' ')} }`;
 }
 

@@ -28,7 +28,7 @@ import { createLogger } from '../lib/logger.js';
 import type { Services } from '../lib/services.js';
 import { createDb, type Db } from '../store/db.js';
 import { migrate } from '../store/migrate.js';
-import { writeResult } from './lib.js';
+import { writeResult } from './measure.js';
 
 const TARGET_LOGS_PER_SEC = 5000;
 const BASE_PORT = Number(process.env.BENCH_INDEXER_PORT ?? 19004);

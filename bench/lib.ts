@@ -1,7 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { Agent, createServer as createHttpServer, request } from 'node:http';
 import { createServer } from 'node:net';
-import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
@@ -11,13 +10,17 @@ export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 /**
  * The node flags the service runs with (package.json `start`, the Dockerfile; test/unit/runtime.test.ts
  * keeps them equal), given to every server a bench starts, ours and the baselines alike.
- * `--max-semi-space-size=64` (MB, default 16): a young generation large enough that the objects of the
- * requests in flight when it is collected are dead by the next collection instead of promoted; with the
- * default, promoted request garbage brought full (mark-compact) collections every few seconds under
- * load, each ~40 ms of marking on the main thread, and those were the list's p99 at half of peak
- * (bench/catalogue.ts: 15-39 ms with the default, 6-8 ms with 64).
+ * - `--max-semi-space-size=32` (MB per semi-space, default 16): a young generation large enough that the
+ *   garbage of the requests in flight dies young. 64 (issue 5) cost 128 MB of resident young generation.
+ * - `--heap-growing-percent=50`: a full collection once the old generation is 1.5x what was live after the
+ *   last one, instead of V8's up to 4x. Under load node's http server promotes about 5% of what it
+ *   allocates into the old generation (its request and response objects, the express hello-world's as
+ *   much as ours; it starts at the first full collection and stays), so the old generation climbed from
+ *   ~55 MB to ~230 MB between collections: the gateway's RSS peaked at 490-550 MB in bench:catalogue.
+ * Issue 22, bench:catalogue on a quiet box, one run each: 64 alone: peak RSS 506 MB, list 9880 req/s,
+ * 0.70x express, p99 at half of peak 15.7 ms; these two: 297 MB, 8745 req/s, 0.76x, 13.0 ms.
  */
-export const SERVER_NODE_FLAGS = ['--max-semi-space-size=64'];
+export const SERVER_NODE_FLAGS = ['--max-semi-space-size=32', '--heap-growing-percent=50'];
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -30,6 +33,18 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/**
+ * BENCH_CPU_PROF_DIR: every server a bench starts writes a V8 CPU profile there when it stops
+ * (`--cpu-prof`, one `.cpuprofile` per process; open it in Chrome DevTools or speedscope).
+ * BENCH_NODE_FLAGS: more node / V8 flags for those servers, space-separated (e.g. `--trace-gc`, or a
+ * heap setting to compare with SERVER_NODE_FLAGS; later flags win).
+ */
+export function profileFlags(): string[] {
+  const dir = process.env.BENCH_CPU_PROF_DIR;
+  const extra = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+  return [...(dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : []), ...extra];
+}
+
 /** Runs a TypeScript entry in its own process and waits for it to print `ready`. */
 export async function spawnReady(
   entry: string,
@@ -38,7 +53,7 @@ export async function spawnReady(
 ): Promise<{ child: ChildProcess; stop(): Promise<void> }> {
   const child = spawn(
     process.execPath,
-    [...SERVER_NODE_FLAGS, '--import', 'tsx', join(ROOT, entry), ...args],
+    [...SERVER_NODE_FLAGS, ...profileFlags(), '--import', 'tsx', join(ROOT, entry), ...args],
     {
       cwd: ROOT,
       env: { ...process.env, ...env },
@@ -47,10 +62,16 @@ export async function spawnReady(
   );
   await new Promise<void>((resolve, reject) => {
     let out = '';
+    let ready = false;
     const timer = setTimeout(() => reject(new Error(`${entry} not ready in 120 s`)), 120_000);
+    // Drained to the end (a server logging per request must not block on a full pipe), kept only
+    // until `ready`.
     child.stdout?.on('data', (chunk: Buffer) => {
+      if (ready) return;
       out += chunk.toString();
       if (/(^|\n)ready/.test(out)) {
+        ready = true;
+        out = '';
         clearTimeout(timer);
         resolve();
       }
@@ -174,6 +195,8 @@ export interface LoadResult {
   generatorCpuMs?: number;
   /** CPU milliseconds per answered request, by process (when the caller measured them). */
   cpuMsPerRequest?: Record<string, number>;
+  /** The server's chain RPC requests per answered request (when the caller counted them). */
+  rpcPerRequest?: number;
 }
 
 /** A distinct client per request: `10.x.y.z` from a counter (the service runs with TRUST_PROXY=1). */
@@ -281,92 +304,6 @@ function rotation(paths: string[]): (request: autocannon.Request) => autocannon.
   return (request) => ({ ...request, path: paths[n++ % paths.length]! });
 }
 
-/** CPU milliseconds (user + system) a process has used so far, from /proc (Linux); 0 once it is gone. */
-export function cpuMs(pid: number, only?: 'user' | 'system'): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Fields after the command (which may hold spaces): utime and stime are the 12th and 13th.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const user = only === 'system' ? 0 : Number(fields[11]);
-    const system = only === 'user' ? 0 : Number(fields[12]);
-    return ((user + system) * 1000) / CLOCK_TICKS;
-  } catch {
-    return 0;
-  }
-}
-
-/** USER_HZ: 100 on every Linux this runs on (`getconf CLK_TCK`). */
-const CLOCK_TICKS = 100;
-
-/**
- * What a run was measured on. The box is shared (2 cores): the load average when the run ended says how
- * much its figures are worth.
- */
-export function machine(extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    cpus: cpus().length,
-    model: cpus()[0]?.model,
-    node: process.version,
-    loadAverage: loadavg().map((l) => Number(l.toFixed(2))),
-    ...extra,
-  };
-}
-
-export function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
-
-/** One row per target from interleaved rounds: the median of each figure, failures summed. */
-export function medianRow(name: string, results: LoadResult[]): LoadResult {
-  return {
-    name,
-    requestsPerSec: Math.round(median(results.map((r) => r.requestsPerSec))),
-    p50: median(results.map((r) => r.p50)),
-    p90: median(results.map((r) => r.p90)),
-    p99: median(results.map((r) => r.p99)),
-    max: median(results.map((r) => r.max)),
-    non2xx: results.reduce((s, r) => s + r.non2xx, 0),
-    errors: results.reduce((s, r) => s + r.errors, 0),
-    ...(results[0]?.cpuMsPerRequest
-      ? {
-          cpuMsPerRequest: Object.fromEntries(
-            Object.keys(results[0].cpuMsPerRequest).map((k) => [
-              k,
-              Number(median(results.map((r) => r.cpuMsPerRequest?.[k] ?? 0)).toFixed(3)),
-            ]),
-          ),
-        }
-      : {}),
-  };
-}
-
-export function printTable(rows: LoadResult[], baseline: Record<string, number>): void {
-  const table = rows.map((r) => ({
-    target: r.name,
-    'req/s': r.requestsPerSec,
-    'p50 ms': r.p50,
-    'p99 ms': r.p99,
-    non2xx: r.non2xx,
-    errors: r.errors,
-    ...Object.fromEntries(
-      Object.entries(baseline).map(([label, rps]) => [
-        `× ${label}`,
-        Number((r.requestsPerSec / rps).toFixed(2)),
-      ]),
-    ),
-  }));
-  console.table(table);
-}
-
-export function writeResult(name: string, data: unknown): string {
-  const file = join(ROOT, 'bench', 'results', `${name}.json`);
-  mkdirSync(dirname(file), { recursive: true });
-  writeFileSync(file, `${JSON.stringify(data, null, 2)}\n`);
-  return file;
-}
-
 if (process.argv[1] === LIB) {
   const { name, url, options } = JSON.parse(process.argv[2]!) as {
     name: string;
@@ -376,27 +313,40 @@ if (process.argv[1] === LIB) {
   process.stdout.write(JSON.stringify(await loadHere(name, url, options)));
 }
 
-/** Latency figures of one series of sequential calls (bench/prepare.ts, bench/swap.ts). */
-export interface LatencySeries {
-  name: string;
-  requests: number;
-  p50: number;
-  p90: number;
-  p99: number;
-  mean: number;
-  max: number;
+/**
+ * A bare node:http server answering every request with `body` (JSON), in this process: the floor a
+ * client's own cost is measured against (bench/prepare.ts, bench/swap.ts).
+ */
+export async function bareServer(body: string): Promise<{ url: string; close(): void }> {
+  const server = createHttpServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(body);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return { url: `http://127.0.0.1:${port}/`, close: () => server.close() };
 }
 
-export function printLatencyTable(series: LatencySeries[]): void {
-  console.table(
-    series.map((s) => ({
-      series: s.name,
-      n: s.requests,
-      'p50 ms': s.p50,
-      'p90 ms': s.p90,
-      'p99 ms': s.p99,
-      'mean ms': s.mean,
-      'max ms': s.max,
-    })),
-  );
+/** node:http with one kept-alive socket: a lighter client than fetch, so a figure is the server's. */
+export const sequentialAgent = new Agent({ keepAlive: true, maxSockets: 1 });
+
+/** One POST over that socket: its status and body (bench/prepare.ts, bench/swap.ts). */
+export function post(
+  url: string,
+  body: string | null,
+  headers: Record<string, string>,
+): Promise<[number, string]> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: 'POST', headers, agent: sequentialAgent }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve([res.statusCode ?? 0, Buffer.concat(chunks).toString('utf8')]));
+    });
+    req.on('error', reject);
+    req.end(body ?? undefined);
+  });
 }

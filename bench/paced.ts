@@ -36,11 +36,16 @@ export async function paced(
   rate: number,
   seconds: number,
   connections = 20,
-  options: { distinctClients?: boolean } = {},
+  options: { distinctClients?: boolean; headers?: Record<string, string> } = {},
 ): Promise<LoadResult> {
   const { hostname, port } = new URL(url);
+  const extra = Object.entries(options.headers ?? {})
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
   const requests = paths.map((path) =>
-    Buffer.from(`GET ${path} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nConnection: keep-alive\r\n\r\n`),
+    Buffer.from(
+      `GET ${path} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nConnection: keep-alive\r\n${extra}\r\n`,
+    ),
   );
   // With distinctClients every request names a client of its own (X-Forwarded-For, for a server with
   // TRUST_PROXY=1), so no per-client bucket refuses a long run.
@@ -152,6 +157,7 @@ export async function paced(
   return {
     name,
     requestsPerSec: Math.round(sorted.length / elapsed),
+    total: sorted.length,
     p50: at(0.5),
     p90: at(0.9),
     p99: at(0.99),
@@ -169,6 +175,7 @@ interface PacedRun {
   rate: number;
   seconds: number;
   distinctClients?: boolean;
+  headers?: Record<string, string>;
 }
 
 /** `paced` in a fresh node process (nothing else in its heap or event loop); resolves its figures. */
@@ -178,17 +185,22 @@ export async function pacedApart(
   paths: string[],
   rate: number,
   seconds: number,
-  options: { distinctClients?: boolean } = {},
+  options: { distinctClients?: boolean; headers?: Record<string, string> } = {},
 ): Promise<LoadResult> {
   const run: PacedRun = { name, url, paths, rate, seconds, ...options };
   return runApart<LoadResult>(fileURLToPath(import.meta.url), run, `paced load for ${name}`);
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const { name, url, paths, rate, seconds, distinctClients } = JSON.parse(process.argv[2]!) as PacedRun;
+  const { name, url, paths, rate, seconds, distinctClients, headers } = JSON.parse(
+    process.argv[2]!,
+  ) as PacedRun;
   process.stdout.write(
     JSON.stringify(
-      await paced(name, url, paths, rate, seconds, 20, { distinctClients: distinctClients ?? false }),
+      await paced(name, url, paths, rate, seconds, 20, {
+        distinctClients: distinctClients ?? false,
+        headers,
+      }),
     ),
   );
 }

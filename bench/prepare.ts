@@ -7,7 +7,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import http from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Address } from 'viem';
@@ -19,37 +18,28 @@ import { createLogger } from '../lib/logger.js';
 import { createKey } from '../resolvers/apiKeys.js';
 import { startService } from '../service.js';
 import { createTestDatabase } from '../test/helpers/postgres.js';
-import { type LatencySeries, machine, printLatencyTable, writeResult } from './lib.js';
+import { bareServer, post, sequentialAgent } from './lib.js';
+import {
+  counterTotal,
+  type LatencySeries,
+  latencySeries,
+  machine,
+  printLatencyTable,
+  RSS_TARGET_MB,
+  rssOf,
+  writeResult,
+} from './measure.js';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 300);
 const WARM_UP = 100;
 const TARGET_P50_MS = 15;
+/** Issue 22: gateway CPU per prepare. */
+const CPU_TARGET_MS = 1.5;
 const BASE_PORT = Number(process.env.BENCH_PREPARE_PORT ?? 19206);
 /** anvil's default mnemonic; index 9 is not used by the devnet. */
 const wallet: Address = mnemonicToAccount('test test test test test test test test test test test junk', {
   addressIndex: 9,
 }).address;
-
-/** node:http with one kept-alive socket: a lighter client than fetch, so the figure is the server's. */
-const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-function post(url: string, body: string, headers: Record<string, string>): Promise<[number, string]> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: 'POST', headers, agent }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve([res.statusCode ?? 0, Buffer.concat(chunks).toString('utf8')]));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
-function percentile(sorted: number[], p: number): number {
-  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
-  return sorted[index]!;
-}
-
-const round = (ms: number) => Math.round(ms * 100) / 100;
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'bench-prepare-'));
 const database = await createTestDatabase();
@@ -94,20 +84,11 @@ try {
     sample ??= JSON.parse(text);
     return ms;
   };
+  // RPC requests of the service's chain clients (not the indexer's: it is off).
+  const rpcCount = () =>
+    counterTotal(service.services.metrics!.registry, 'gateway_rpc_requests_total', { client: 'gateway' });
   const run = async (name: string, next: () => Promise<number>) => {
-    for (let i = 0; i < WARM_UP; i++) await next();
-    const times: number[] = [];
-    for (let i = 0; i < REQUESTS; i++) times.push(await next());
-    times.sort((a, b) => a - b);
-    series.push({
-      name,
-      requests: REQUESTS,
-      p50: round(percentile(times, 50)),
-      p90: round(percentile(times, 90)),
-      p99: round(percentile(times, 99)),
-      mean: round(times.reduce((a, b) => a + b, 0) / times.length),
-      max: round(times.at(-1)!),
-    });
+    series.push(await latencySeries(name, REQUESTS, WARM_UP, next, rpcCount));
   };
 
   const fresh = body(false);
@@ -119,6 +100,17 @@ try {
   const replayKey = randomUUID();
   await call(checked, replayKey);
   await run('idempotent repeat (stored payload, no RPC)', () => call(checked, replayKey));
+
+  // The client's own share of the CPU figure: the same client and body against bare node:http in this
+  // process, answering the bytes of a prepare (client + a server that does nothing).
+  const bare = await bareServer(JSON.stringify(sample));
+  const bareUrl = bare.url;
+  await run('floor: the same client against bare node:http in this process (same bytes)', async () => {
+    const started = performance.now();
+    await post(bareUrl, fresh, { 'content-type': 'application/json', authorization: `Bearer ${key}` });
+    return performance.now() - started;
+  });
+  bare.close();
 
   // The two outside round trips of a fresh prepare, alone: what the box's anvil and Postgres cost now.
   const base = devnet.chains.find((c) => c.key === 'base')!;
@@ -152,7 +144,7 @@ try {
     timed(() => service.services.db.query('INSERT INTO bench_commit (payload) VALUES ($1)', [row])),
   );
 } finally {
-  agent.destroy();
+  sequentialAgent.destroy();
   await service.stop();
   await devnet.stop();
   await database.drop();
@@ -165,11 +157,33 @@ const pass = headline.p50 <= TARGET_P50_MS;
 console.log(
   `fresh prepare p50 ${headline.p50} ms, p99 ${headline.p99} ms (target p50 ≤ ${TARGET_P50_MS} ms) ${pass ? 'MET' : 'MISSED'}`,
 );
+// Issue 22: ≤ 1.5 ms of gateway CPU per prepare and one RPC round trip. This process holds the service
+// and its client: its CPU per call less the client's (the floor series) is the gateway's.
+const clientFloor = series.find((s) => s.name.startsWith('floor: the same client'))?.cpuMsPerCall ?? 0;
+const gatewayCpu = Number(((headline.cpuMsPerCall ?? 0) - clientFloor).toFixed(3));
+const cpu = {
+  processMsPerCall: headline.cpuMsPerCall,
+  clientAndBareServerMsPerCall: clientFloor,
+  gatewayMsPerCall: gatewayCpu,
+  rpcPerCall: headline.rpcPerCall,
+  target: `<= ${CPU_TARGET_MS} ms gateway CPU, 1 RPC request per call`,
+  met: gatewayCpu <= CPU_TARGET_MS && headline.rpcPerCall === 1,
+};
+console.log(
+  `fresh prepare CPU per call: ${headline.cpuMsPerCall} ms in this process, ${clientFloor} ms of it the client's (floor), gateway ≈ ${gatewayCpu} ms; ${headline.rpcPerCall} RPC request(s) per call (target ≤ ${CPU_TARGET_MS} ms, 1) ${cpu.met ? 'MET' : 'MISSED'}`,
+);
+// The whole process (service, its client, viem): an upper bound on the gateway's own.
+const rss = rssOf();
+console.log(
+  `peak RSS of this process (service + client): ${rss.peakRssMb} MB (target ≤ ${RSS_TARGET_MB} MB)`,
+);
 const file = writeResult('prepare', {
   benchmark: 'POST /v1/positions over HTTP on the devnet, sequential, one client, in-process service',
   series,
   targetP50Ms: TARGET_P50_MS,
   pass,
+  cpu,
+  rss: { ...rss, scope: 'the bench process: in-process service and its client' },
   sampleResponse: sample,
   machine: machine(),
   measuredAt: new Date().toISOString(),

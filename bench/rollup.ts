@@ -14,7 +14,7 @@ import { refreshRollup } from '../indexer/rollup.js';
 import { createDb } from '../store/db.js';
 import { migrate } from '../store/migrate.js';
 import { generateCatalogue } from './generate.js';
-import { writeResult } from './lib.js';
+import { writeResult } from './measure.js';
 
 const TARGET_MS = 2000;
 const STRATEGIES = Number(process.env.BENCH_STRATEGIES ?? 1_000_000);

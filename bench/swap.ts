@@ -1,57 +1,45 @@
 /**
  * Issue 17's figures: latency of POST /v1/swaps and POST /v1/positions/{id}/dock over HTTP on the devnet
  * (three anvil chains), the real service (express → persisted GraphQL mutation → one eth_call → answer),
- * sequential requests from one node:http client (one kept-alive socket). Both paths count in the
- * per-key `write` bucket (6 per 60 s, SPEC §8), so requests rotate over keys, six per key; each dock key
- * owns one shipped position (prepared through the API and shipped by the maker wallet).
- *   npm run bench:swap        (BENCH_REQUESTS=120, BENCH_SWAP_PORT=19406)
+ * sequential requests from one node:http client (one kept-alive socket): what a lone call costs. Both
+ * paths count in the per-key `write` bucket (6 per 60 s by default, SPEC §8), so requests rotate over
+ * default keys, six per key; each dock key owns one shipped position (prepared through the API and
+ * shipped by the maker wallet; bench/writeSetup.ts, shared with `npm run bench`, which drives both
+ * under load with a key of a raised write bucket).
+ *   npm run bench:swap        (BENCH_REQUESTS=300, BENCH_SWAP_PORT=19406)
  * Writes bench/results/swap.json.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import http from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import { type Address, createWalletClient, encodeFunctionData, type Hex, http as viemHttp } from 'viem';
-import { mnemonicToAccount } from 'viem/accounts';
-import { erc20Abi } from '../chain/abi.js';
-import { createChainClient, viemChainOf } from '../chain/clients.js';
 import { startDevnet } from '../devnet/devnet.js';
 import { startIndexer } from '../indexer/index.js';
 import { loadConfig } from '../lib/config.js';
 import { createLogger } from '../lib/logger.js';
 import { createKey } from '../resolvers/apiKeys.js';
 import { startService } from '../service.js';
-import { query } from '../store/db.js';
 import { createTestDatabase } from '../test/helpers/postgres.js';
-import { type LatencySeries, machine, printLatencyTable, writeResult } from './lib.js';
+import { bareServer, post, sequentialAgent } from './lib.js';
+import {
+  counterTotal,
+  type LatencySeries,
+  latencySeries,
+  machine,
+  printLatencyTable,
+  RSS_TARGET_MB,
+  rssOf,
+  writeResult,
+} from './measure.js';
+import { openStrategyHash, swapBody as swapBodyOf, writeWallets } from './writeSetup.js';
 
-const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 120);
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 300);
 const WARM_UP = 12;
 const PER_KEY = 6;
+/** Issue 22: gateway CPU per swap and per dock. */
+const CPU_TARGET_MS = 1.5;
+const CLIENT_FLOOR = 'floor: the same client against bare node:http in this process (same bytes)';
 const BASE_PORT = Number(process.env.BENCH_SWAP_PORT ?? 19406);
-const MNEMONIC = 'test test test test test test test test test test test junk';
-/** Index 9 is not used by the devnet: the maker of the docked positions; index 8 the taker. */
-const maker = mnemonicToAccount(MNEMONIC, { addressIndex: 9 });
-const taker = mnemonicToAccount(MNEMONIC, { addressIndex: 8 }).address;
 
-const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-function post(url: string, body: string | null, headers: Record<string, string>): Promise<[number, string]> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: 'POST', headers, agent }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve([res.statusCode ?? 0, Buffer.concat(chunks).toString('utf8')]));
-    });
-    req.on('error', reject);
-    req.end(body ?? undefined);
-  });
-}
-
-function percentile(sorted: number[], p: number): number {
-  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
-  return sorted[index]!;
-}
-const round = (ms: number) => Math.round(ms * 100) / 100;
 const keysFor = (n: number) => Math.ceil(n / PER_KEY);
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'bench-swap-'));
@@ -72,74 +60,28 @@ try {
   const base = devnet.chains.find((c) => c.key === 'base')!;
   const indexer = await startIndexer(service.services, { background: false });
   await indexer.syncNow();
-  const { rows } = await query<{ strategy_hash: string }>(
-    service.services.db,
-    `SELECT strategy_hash FROM strategies
-      WHERE chain_key = 'base' AND app = $1 AND pair_key = 'USDC/USDT' AND status = 'active'
-      ORDER BY strategy_hash LIMIT 1`,
-    [base.router.toLowerCase()],
-  );
-  const hash = rows[0]?.strategy_hash;
+  const hash = await openStrategyHash(service.services.db, base);
   if (!hash) throw new Error('no open USDC/USDT strategy on the devnet');
   const newKey = async () =>
     (await createKey(service.services.db, { environment: 'live', prepareLimitPerMinute: 100_000 })).key;
 
   // One shipped position per dock key, shipped by the maker wallet as an integrator would.
-  const chain = createChainClient(base, { rpcTimeoutMs: 10_000 });
-  const wallet = createWalletClient({
-    account: maker,
-    chain: viemChainOf(base),
-    transport: viemHttp(base.rpcUrl),
-  });
-  // The taker holds what it sells (the devnet's test tokens mint to anyone), so the swap is not refused.
-  for (const token of base.tokens) {
-    const data = encodeFunctionData({ abi: erc20Abi, functionName: 'mint', args: [taker, 1_000_000_000n] });
-    const tx = await wallet.sendTransaction({ to: token.address as Address, data });
-    await chain.waitForTransactionReceipt({ hash: tx });
-  }
+  const wallets = writeWallets(base);
+  await wallets.fundTaker();
   const dockKeys: { key: string; position: string }[] = [];
   for (let i = 0; i < keysFor(WARM_UP + REQUESTS); i++) {
     const key = await newKey();
-    const [status, text] = await post(
-      `${service.url}/v1/positions`,
-      JSON.stringify({
-        chain: 'base',
-        wallet: maker.address,
-        deposits: [
-          { symbol: 'USDC', amount: '1000000' },
-          { symbol: 'USDT', amount: '1000000' },
-        ],
-        includeApprovals: false,
-      }),
-      { 'content-type': 'application/json', authorization: `Bearer ${key}` },
-    );
-    if (status !== 200) throw new Error(`prepare answered ${status}: ${text}`);
-    const p = JSON.parse(text) as { data: { strategyHash: string; transactions: { to: Hex; data: Hex }[] } };
-    const ship = p.data.transactions.at(-1)!;
-    await chain.waitForTransactionReceipt({
-      hash: await wallet.sendTransaction({ to: ship.to, data: ship.data }),
-    });
-    dockKeys.push({ key, position: p.data.strategyHash });
+    dockKeys.push({ key, position: await wallets.shipPosition(service.url, key) });
   }
   await indexer.syncNow();
   await indexer.stop();
   const swapKeys = await Promise.all(Array.from({ length: keysFor(WARM_UP + REQUESTS) }, newKey));
 
+  // RPC requests of the service's chain clients (the indexer is stopped by now).
+  const rpcCount = () =>
+    counterTotal(service.services.metrics!.registry, 'gateway_rpc_requests_total', { client: 'gateway' });
   const run = async (name: string, next: (i: number) => Promise<number>) => {
-    let i = 0;
-    for (; i < WARM_UP; i++) await next(i);
-    const times: number[] = [];
-    for (; i < WARM_UP + REQUESTS; i++) times.push(await next(i));
-    times.sort((a, b) => a - b);
-    series.push({
-      name,
-      requests: REQUESTS,
-      p50: round(percentile(times, 50)),
-      p90: round(percentile(times, 90)),
-      p99: round(percentile(times, 99)),
-      mean: round(times.reduce((a, b) => a + b, 0) / times.length),
-      max: round(times.at(-1)!),
-    });
+    series.push(await latencySeries(name, REQUESTS, WARM_UP, next, rpcCount));
   };
   const timed = async (label: string, url: string, body: string | null, key: string) => {
     const started = performance.now();
@@ -152,14 +94,7 @@ try {
     samples[label] ??= JSON.parse(text);
     return ms;
   };
-  const swapBody = JSON.stringify({
-    chain: 'base',
-    hash,
-    wallet: taker,
-    amount: '1000000',
-    direction: 'aToB',
-    slippageBps: 50,
-  });
+  const swapBody = swapBodyOf(hash);
   await run('POST /v1/swaps (1 eth_call: quote + funding + taker)', (i) =>
     timed('swap', `${service.url}/v1/swaps`, swapBody, swapKeys[Math.floor(i / PER_KEY)]!),
   );
@@ -167,8 +102,18 @@ try {
     const { key, position } = dockKeys[Math.floor(i / PER_KEY)]!;
     return timed('dock', `${service.url}/v1/positions/${position}/dock`, null, key);
   });
+  // The client's share of the CPU figures: the same client and a swap's bytes against bare node:http in
+  // this process (client + a server that does nothing).
+  const bare = await bareServer(JSON.stringify(samples.swap));
+  const bareUrl = bare.url;
+  await run(CLIENT_FLOOR, async () => {
+    const started = performance.now();
+    await post(bareUrl, swapBody, { 'content-type': 'application/json', authorization: 'Bearer x' });
+    return performance.now() - started;
+  });
+  bare.close();
 } finally {
-  agent.destroy();
+  sequentialAgent.destroy();
   await service.stop();
   await devnet.stop();
   await database.drop();
@@ -176,10 +121,37 @@ try {
 }
 
 printLatencyTable(series);
+// Issue 22: ≤ 1.5 ms of gateway CPU and one RPC round trip per swap and per dock. This process holds the
+// service and its client: its CPU per call less the client's (the floor series) is the gateway's.
+const clientFloor = series.find((s) => s.name === CLIENT_FLOOR)?.cpuMsPerCall ?? 0;
+const cpu = series
+  .filter((s) => s.name !== CLIENT_FLOOR)
+  .map((s) => {
+    const gatewayMsPerCall = Number(((s.cpuMsPerCall ?? 0) - clientFloor).toFixed(3));
+    return {
+      name: s.name,
+      processMsPerCall: s.cpuMsPerCall,
+      clientAndBareServerMsPerCall: clientFloor,
+      gatewayMsPerCall,
+      rpcPerCall: s.rpcPerCall,
+      met: gatewayMsPerCall <= CPU_TARGET_MS && s.rpcPerCall === 1,
+    };
+  });
+for (const c of cpu)
+  console.log(
+    `${c.name}: CPU per call ${c.processMsPerCall} ms in this process, ${clientFloor} ms the client's, gateway ≈ ${c.gatewayMsPerCall} ms; ${c.rpcPerCall} RPC request(s) per call (target ≤ ${CPU_TARGET_MS} ms, 1) ${c.met ? 'MET' : 'MISSED'}`,
+  );
+const rss = rssOf();
+console.log(
+  `peak RSS of this process (service + client): ${rss.peakRssMb} MB (target ≤ ${RSS_TARGET_MB} MB)`,
+);
 const file = writeResult('swap', {
   benchmark:
     'POST /v1/swaps and POST /v1/positions/{id}/dock over HTTP on the devnet, sequential, one client',
   series,
+  cpu,
+  cpuTarget: `<= ${CPU_TARGET_MS} ms gateway CPU, 1 RPC request per call`,
+  rss: { ...rss, scope: 'the bench process: in-process service and its client' },
   samples,
   machine: machine(),
   measuredAt: new Date().toISOString(),

@@ -3,17 +3,24 @@
  * `[opcode u8][argsLen u8][args…]`, args big-endian and fixed width.
  */
 import { type Address, getAddress, type Hex, isAddress, isHex } from 'viem';
+import {
+  ARG_WIDTH,
+  type ArgType,
+  type InstructionSpec,
+  instructionSpec,
+  opcodeOf,
+  ROUTER_TABLE,
+  TABLE_SIZE,
+} from './instructions.js';
 
-/** Opcodes of the Aqua router's instruction set (0-based, v1.0.x numbering) that this code builds. */
+/** Opcodes of the instructions this code builds (the whole table is chain/instructions.ts). */
 export const OPCODES = {
-  Deadline: 13,
-  XYCSwap: 17,
-  Salt: 20,
-  FlatFeeAmountIn: 21,
-  AquaProtocolFeeAmountIn: 28,
+  Deadline: opcodeOf('Deadline'),
+  XYCSwap: opcodeOf('XYCSwap'),
+  Salt: opcodeOf('Salt'),
+  FlatFeeAmountIn: opcodeOf('FlatFeeAmountIn'),
+  AquaProtocolFeeAmountIn: opcodeOf('AquaProtocolFeeAmountIn'),
 } as const;
-
-export type OpcodeName = keyof typeof OPCODES;
 
 /** On-chain fee scale: 1e9 = 100%. */
 export const FEE_SCALE_1E9 = 1_000_000_000;
@@ -73,91 +80,191 @@ export function aquaProtocolFeeAmountIn(fee1e9: number, receiver: Address): Hex 
   return instruction(OPCODES.AquaProtocolFeeAmountIn, fee1e9Hex(fee1e9) + receiver.slice(2).toLowerCase());
 }
 
+/**
+ * Any instruction of the table by name, args by the layout's names: uints as bigint, addresses and
+ * bytes as 0x hex (for programs beyond the five above: the devnet's showcase strategies).
+ */
+export function encodeInstruction(name: string, values: Readonly<Record<string, bigint | Hex>>): Hex {
+  const spec = instructionSpec(opcodeOf(name))!;
+  let args = '';
+  for (const a of spec.args) {
+    const value = values[a.name];
+    if (value === undefined) throw new TypeError(`${name}: missing ${a.name}`);
+    if (a.type === 'bytes' || a.type === 'address') {
+      const ok =
+        typeof value === 'string' &&
+        (a.type === 'bytes' ? isHex(value) : isAddress(value, { strict: false }));
+      if (!ok)
+        throw new TypeError(`${name}: ${a.name} must be ${a.type === 'bytes' ? 'hex bytes' : 'an address'}`);
+      args += value.slice(2).toLowerCase();
+    } else {
+      args += hexUint(BigInt(value), ARG_WIDTH[a.type], `${name}.${a.name}`);
+    }
+  }
+  return instruction(spec.opcode, args);
+}
+
 export function buildProgram(instructions: readonly Hex[]): Hex {
   return `0x${instructions.map((i) => i.slice(2)).join('')}`.toLowerCase() as Hex;
 }
 
-type Known<N extends OpcodeName, D> = {
-  opcode: (typeof OPCODES)[N];
-  name: N;
-  args: Hex;
-  /** Absent when the args do not have the instruction's width. */
-  decoded?: D;
-};
-
-export type ProgramInstruction =
-  | Known<'Deadline', { deadline: bigint }>
-  | Known<'XYCSwap', Record<string, never>>
-  | Known<'Salt', { salt: bigint }>
-  | Known<'FlatFeeAmountIn', { fee1e9: number }>
-  | Known<'AquaProtocolFeeAmountIn', { fee1e9: number; receiver: Address }>
-  /** An opcode this code does not model (e.g. PeggedSwap 31): kept raw. */
-  | { opcode: number; name: 'unknown'; args: Hex }
-  /** Trailing bytes that do not form a whole instruction (or input that is not hex at all). */
-  | { opcode: number | null; name: 'truncated'; args: Hex; raw: Hex };
-
-function decodeOne(opcode: number, args: string): ProgramInstruction {
-  const argsHex = `0x${args}` as Hex;
-  const bytes = args.length / 2;
-  switch (opcode) {
-    case OPCODES.Deadline:
-      return bytes === 5
-        ? { opcode, name: 'Deadline', args: argsHex, decoded: { deadline: BigInt(argsHex) } }
-        : { opcode, name: 'Deadline', args: argsHex };
-    case OPCODES.XYCSwap:
-      return bytes === 0
-        ? { opcode, name: 'XYCSwap', args: argsHex, decoded: {} }
-        : { opcode, name: 'XYCSwap', args: argsHex };
-    case OPCODES.Salt:
-      return bytes > 0 && bytes <= 32
-        ? { opcode, name: 'Salt', args: argsHex, decoded: { salt: BigInt(argsHex) } }
-        : { opcode, name: 'Salt', args: argsHex };
-    case OPCODES.FlatFeeAmountIn:
-      return bytes === 4
-        ? { opcode, name: 'FlatFeeAmountIn', args: argsHex, decoded: { fee1e9: Number.parseInt(args, 16) } }
-        : { opcode, name: 'FlatFeeAmountIn', args: argsHex };
-    case OPCODES.AquaProtocolFeeAmountIn:
-      return bytes === 24
-        ? {
-            opcode,
-            name: 'AquaProtocolFeeAmountIn',
-            args: argsHex,
-            decoded: {
-              fee1e9: Number.parseInt(args.slice(0, 8), 16),
-              receiver: getAddress(`0x${args.slice(8)}`),
-            },
-          }
-        : { opcode, name: 'AquaProtocolFeeAmountIn', args: argsHex };
-    default:
-      return { opcode, name: 'unknown', args: argsHex };
-  }
+/** One argument as read: uints in decimal, addresses checksummed, bytes as 0x hex. */
+export interface DecodedArg {
+  name: string;
+  type: ArgType;
+  value: string;
 }
 
 /**
- * Splits a program into instructions. Never throws: unknown opcodes come back raw and bytes that do
- * not form a whole instruction come back as a final `truncated` entry.
+ * One instruction of a program. `ok` is false (with `error` saying why, and no `typedArgs`) for an
+ * opcode outside the router's table (`name: 'unknown'`), for bytes that do not form a whole
+ * instruction (`name: 'truncated'`, the bytes in `raw`) and for args whose length does not match the
+ * instruction's layout (the instruction's own name).
+ */
+export interface ProgramInstruction {
+  /** Byte offset of the opcode in the program: what a Jump's `nextPC` points at. */
+  offset: number;
+  /** null only when the program is not hex bytes at all. */
+  opcode: number | null;
+  name: string;
+  /** The raw argument bytes. */
+  args: Hex;
+  typedArgs: DecodedArg[];
+  ok: boolean;
+  error: string | null;
+  raw?: Hex;
+}
+
+function layoutText(spec: InstructionSpec): string {
+  if (spec.args.length === 0) return 'no args';
+  return spec.args.map((a) => `${a.type} ${a.name}`).join(', ');
+}
+
+/** The args read along the instruction's layout, or why they do not fit it. */
+function readArgs(spec: InstructionSpec, args: string): { typedArgs: DecodedArg[] } | { error: string } {
+  const length = args.length / 2;
+  const open = spec.args.at(-1)?.type === 'bytes';
+  let fixed = 0;
+  for (const a of spec.args) if (a.type !== 'bytes') fixed += ARG_WIDTH[a.type];
+  if (open ? length < fixed : length !== fixed) {
+    const want = open ? `at least ${fixed}` : String(fixed);
+    return {
+      error: `${spec.name} takes ${layoutText(spec)} (${want} bytes of args); got ${length} bytes`,
+    };
+  }
+  const typedArgs: DecodedArg[] = [];
+  let at = 0; // in hex characters
+  for (const a of spec.args) {
+    if (a.type === 'bytes') {
+      typedArgs.push({ name: a.name, type: a.type, value: `0x${args.slice(at)}` });
+      at = args.length;
+      continue;
+    }
+    const hex = args.slice(at, at + ARG_WIDTH[a.type] * 2);
+    at += hex.length;
+    const value = a.type === 'address' ? getAddress(`0x${hex}`) : BigInt(`0x${hex}`).toString();
+    typedArgs.push({ name: a.name, type: a.type, value });
+  }
+  return { typedArgs };
+}
+
+function decodeOne(offset: number, opcode: number, args: string): ProgramInstruction {
+  const argsHex = `0x${args}` as Hex;
+  const spec = instructionSpec(opcode);
+  if (!spec) {
+    const error = `opcode ${opcode} is outside the ${ROUTER_TABLE} table (0-${TABLE_SIZE - 1})`;
+    return { offset, opcode, name: 'unknown', args: argsHex, typedArgs: [], ok: false, error };
+  }
+  const read = readArgs(spec, args);
+  return 'error' in read
+    ? { offset, opcode, name: spec.name, args: argsHex, typedArgs: [], ok: false, error: read.error }
+    : { offset, opcode, name: spec.name, args: argsHex, typedArgs: read.typedArgs, ok: true, error: null };
+}
+
+function truncated(offset: number, opcode: number | null, args: string, raw: string, error: string) {
+  return {
+    offset,
+    opcode,
+    name: 'truncated',
+    args: `0x${args}` as Hex,
+    typedArgs: [],
+    ok: false,
+    error,
+    raw: raw as Hex,
+  } satisfies ProgramInstruction;
+}
+
+/**
+ * Splits a program into the router's instructions and reads each one's args by the table
+ * (chain/instructions.ts). Never throws: what it cannot decode is marked (`ok: false`, `error`).
  */
 export function decodeProgram(program: Hex): ProgramInstruction[] {
   if (typeof program !== 'string' || !isHex(program, { strict: true }) || program.length % 2 !== 0) {
-    return [{ opcode: null, name: 'truncated', args: '0x', raw: String(program) as Hex }];
+    const raw = String(program).slice(0, 1024);
+    return [truncated(0, null, '', raw, 'the program is not a string of hex bytes')];
   }
   const hex = program.slice(2).toLowerCase();
   const out: ProgramInstruction[] = [];
   let pc = 0; // in hex characters
   while (pc < hex.length) {
+    const offset = pc / 2;
     const opcode = Number.parseInt(hex.slice(pc, pc + 2), 16);
+    const what = instructionSpec(opcode)?.name ?? `opcode ${opcode}`;
     if (hex.length - pc < 4) {
-      out.push({ opcode, name: 'truncated', args: '0x', raw: `0x${hex.slice(pc)}` });
+      out.push(
+        truncated(
+          offset,
+          opcode,
+          '',
+          `0x${hex.slice(pc)}`,
+          `${what} at byte ${offset} has no args-length byte`,
+        ),
+      );
       break;
     }
     const argsLength = Number.parseInt(hex.slice(pc + 2, pc + 4), 16);
     const end = pc + 4 + argsLength * 2;
     if (end > hex.length) {
-      out.push({ opcode, name: 'truncated', args: `0x${hex.slice(pc + 4)}`, raw: `0x${hex.slice(pc)}` });
+      const left = (hex.length - pc - 4) / 2;
+      out.push(
+        truncated(
+          offset,
+          opcode,
+          hex.slice(pc + 4),
+          `0x${hex.slice(pc)}`,
+          `${what} at byte ${offset} declares ${argsLength} bytes of args; only ${left} remain`,
+        ),
+      );
       break;
     }
-    out.push(decodeOne(opcode, hex.slice(pc + 4, end)));
+    out.push(decodeOne(offset, opcode, hex.slice(pc + 4, end)));
     pc = end;
   }
   return out;
+}
+
+/** A decoded uint argument of an instruction; undefined when it was not decoded. */
+export function uintArg(instruction: ProgramInstruction, name: string): bigint | undefined {
+  const found = instruction.ok ? instruction.typedArgs.find((a) => a.name === name) : undefined;
+  return found && found.type !== 'address' && found.type !== 'bytes' ? BigInt(found.value) : undefined;
+}
+
+/** A decoded address argument of an instruction; undefined when it was not decoded. */
+export function addressArg(instruction: ProgramInstruction, name: string): Address | undefined {
+  const found = instruction.ok ? instruction.typedArgs.find((a) => a.name === name) : undefined;
+  return found?.type === 'address' ? (found.value as Address) : undefined;
+}
+
+/** A program decoded as a whole: every instruction, and whether all of them decoded. */
+export interface DecodedProgram {
+  table: string;
+  bytes: number;
+  decoded: boolean;
+  instructions: ProgramInstruction[];
+}
+
+export function describeProgram(program: Hex): DecodedProgram {
+  const instructions = decodeProgram(program);
+  const bytes = typeof program === 'string' && isHex(program) ? Math.floor((program.length - 2) / 2) : 0;
+  return { table: ROUTER_TABLE, bytes, decoded: instructions.every((i) => i.ok), instructions };
 }

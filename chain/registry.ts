@@ -1,5 +1,5 @@
+import { readChainsFile } from '../lib/chains.js';
 import type { ChainConfig, Config, TokenConfig } from '../lib/config.js';
-import { readChainsFile } from '../lib/config.js';
 import { ApiError } from '../lib/errors.js';
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;

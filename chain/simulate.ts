@@ -13,11 +13,9 @@
 import {
   type Address,
   BaseError,
-  createPublicClient,
   decodeFunctionResult,
   encodeFunctionData,
   type Hex,
-  http,
   keccak256,
   toHex,
 } from 'viem';
@@ -25,8 +23,7 @@ import type { ChainConfig } from '../lib/config.js';
 import { ApiError } from '../lib/errors.js';
 import { aquaAbi, erc20Abi, multicall3Abi, routerAbi } from './abi.js';
 import { quoteCalldata, type SwapParams } from './calldata.js';
-import { type ChainClient, classifyRpcError, viemChainOf } from './clients.js';
-import { nodeHttpFetch } from './nodeFetch.js';
+import { type ChainClient, classifyRpcError } from './clients.js';
 import { type DecodedRevert, decodeRevert } from './revert.js';
 
 type SimulationChain = Pick<ChainConfig, 'key' | 'multicall' | 'router' | 'aqua'>;
@@ -151,18 +148,6 @@ export function simulationCalldata(
   params: SwapParams & { strategyHash: Hex; taker?: Address },
 ): Hex {
   return encodeSimulation(chain, params, params.amount);
-}
-
-/**
- * The read-only client of the simulation: like `createChainClient` (no retries, the service's RPC
- * timeout) but over node:http keep-alive (`nodeHttpFetch`), the cheaper transport on this hot path.
- */
-export function createSimulationClient(config: ChainConfig, options: { rpcTimeoutMs: number }): ChainClient {
-  return createPublicClient({
-    chain: viemChainOf(config),
-    transport: http(config.rpcUrl, { timeout: options.rpcTimeoutMs, retryCount: 0, fetchFn: nodeHttpFetch }),
-    pollingInterval: 50,
-  });
 }
 
 function uintOf(result: { success: boolean; returnData: Hex } | undefined): bigint | null {

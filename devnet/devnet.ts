@@ -1,10 +1,11 @@
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { type Logger, pino } from 'pino';
-import { type ChainConfig, chainsFileSchema } from '../lib/config.js';
+import { type ChainConfig, chainsFileSchema } from '../lib/chains.js';
 import { type PartStatus, type Supervised, supervise } from '../lib/supervisor.js';
 import { type Anvil, startAnvil } from './anvil.js';
 import { startActivityBot } from './bot.js';
+import { DEVNET_CHAINS, type DevnetChainSpec } from './chains.js';
 import {
   type LaunchedChain,
   launchChain,
@@ -13,7 +14,7 @@ import {
   STATE_INTERVAL_SECONDS,
   stateFileOf,
 } from './persist.js';
-import { DEVNET_CHAINS, type DevnetChainSpec, type SeededChain, seedChain } from './seed.js';
+import { type SeededChain, seedChain } from './seed.js';
 
 export interface StartDevnetOptions {
   /** Port of the first chain (base); arc and baseSepolia use the next two. */

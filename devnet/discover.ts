@@ -1,13 +1,13 @@
 /**
  * What the activity bot trades against: every active strategy on the chain's router whose two tokens
- * are listed, found from Aqua's `Shipped`, `Pushed` and `Docked` logs (PROTOCOL.md "What an indexer
+ * are listed and whose program the devnet router runs, found from Aqua's `Shipped`, `Pushed` and `Docked` logs (PROTOCOL.md "What an indexer
  * follows") — the devnet's own and any shipped through the API by another wallet.
  */
 import { type Address, getAddress, type Hex, isAddressEqual, parseEventLogs } from 'viem';
 import { getBlockNumber, getLogs } from 'viem/actions';
 import { aquaAbi } from '../chain/abi.js';
 import { decodeStrategy, isPlainAquaOrder } from '../chain/order.js';
-import { decodeProgram } from '../chain/program.js';
+import { decodeProgram, uintArg } from '../chain/program.js';
 import type { SeededChain } from './seed.js';
 import type { LiveStrategy } from './strategies.js';
 
@@ -17,15 +17,26 @@ const CHUNK = 5_000n;
 /** The maker fee (1e9 scale) of a program, 0 without a FlatFeeAmountIn. */
 function flatFeeOf(data: Hex): number {
   const fee = decodeProgram(data).find((i) => i.name === 'FlatFeeAmountIn');
-  return fee?.name === 'FlatFeeAmountIn' ? (fee.decoded?.fee1e9 ?? 0) : 0;
+  return fee ? Number(uintArg(fee, 'fee1e9') ?? 0n) : 0;
+}
+
+/** The devnet router runs only the canonical instructions (devnet/contracts/AquaSwapVMRouter.sol). */
+const DEVNET_RUNS = new Set(['Deadline', 'XYCSwap', 'Salt', 'FlatFeeAmountIn', 'AquaProtocolFeeAmountIn']);
+
+/** Whether the devnet router can run a program: a swap on any other one reverts, so the bot skips it. */
+export function runsOnDevnetRouter(data: Hex): boolean {
+  return decodeProgram(data).every((i) => i.ok && DEVNET_RUNS.has(i.name));
 }
 
 /** The largest Salt among the strategies: the devnet's next salt goes past it. */
 export function largestSalt(strategies: readonly LiveStrategy[]): bigint {
   let largest = 0n;
   for (const s of strategies) {
-    for (const i of decodeProgram(s.order.data))
-      if (i.name === 'Salt' && i.decoded && i.decoded.salt > largest) largest = i.decoded.salt;
+    for (const i of decodeProgram(s.order.data)) {
+      const salt =
+        i.name === 'Salt' && i.ok && i.args.length > 2 && i.args.length <= 66 ? BigInt(i.args) : 0n;
+      if (salt > largest) largest = salt;
+    }
   }
   return largest;
 }
@@ -70,7 +81,7 @@ export async function discoverStrategies(chain: SeededChain): Promise<LiveStrate
       }
       const order = decodeStrategy(strategy);
       if (!order || !isPlainAquaOrder(order) || !isAddressEqual(order.maker, maker)) continue;
-      if (pushed.length !== 2 || known.has(strategyHash)) continue;
+      if (pushed.length !== 2 || known.has(strategyHash) || !runsOnDevnetRouter(order.data)) continue;
       const [a, b] = pushed as [(typeof pushed)[0], (typeof pushed)[0]];
       const symbols = [symbolOf.get(a.token), symbolOf.get(b.token)] as const;
       if (!symbols[0] || !symbols[1]) continue;

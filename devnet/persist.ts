@@ -11,10 +11,11 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import { type Address, getAddress } from 'viem';
 import { getCode } from 'viem/actions';
-import { type ChainConfig, readChainsFile } from '../lib/config.js';
+import { type ChainConfig, readChainsFile } from '../lib/chains.js';
 import { type Anvil, startAnvil } from './anvil.js';
+import { type DevnetChainSpec, rolesOf } from './chains.js';
 import { discoverStrategies, largestSalt } from './discover.js';
-import { type DevnetChainSpec, rolesOf, type SeededChain, seedChain } from './seed.js';
+import { type SeededChain, seedChain } from './seed.js';
 import { seededRandom } from './strategies.js';
 import { devnetRpc } from './wallet.js';
 

@@ -3,7 +3,7 @@ import { resolve as resolvePath } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
-import { readChainsFile } from '../lib/config.js';
+import { readChainsFile } from '../lib/chains.js';
 import type { Logger } from '../lib/logger.js';
 import { type PartStatus, supervise } from '../lib/supervisor.js';
 import type { Devnet } from './devnet.js';

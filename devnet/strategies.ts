@@ -1,8 +1,10 @@
-import type { Address, Hex } from 'viem';
+import { type Address, concat, type Hex, size } from 'viem';
 import { AQUA_TRAITS, encodeStrategy, type Order, strategyHashOf } from '../chain/order.js';
 import {
   aquaProtocolFeeAmountIn,
   buildProgram,
+  deadline,
+  encodeInstruction,
   flatFeeAmountIn,
   PROTOCOL_FEE_1E9,
   salt,
@@ -107,4 +109,84 @@ export function randomStrategy(
 export function randomSwapAmount(random: Random, symbol: string): bigint {
   const usd = 5 + random() ** 2 * 495;
   return units(usd / (USD_PRICE[symbol] ?? 1));
+}
+
+/** 2100-01-01: a Deadline that does not expire while the devnet runs. */
+const FAR_DEADLINE = 4_102_444_800n;
+
+/**
+ * Strategies a real maker could ship with instructions beyond the canonical program: not traded by the
+ * devnet (its router runs only the canonical instructions; devnet/discover.ts leaves them out), shipped
+ * so the catalogue shows them decoded. `branches`: Deadline and a taker guard, the protocol fee, then a
+ * JumpIfTokenIn to a PeggedSwap curve for one direction, and Decay → XYCConcentrate → flat fee → XYCSwap
+ * for the other, jumping over the pegged curve to the Salt. `unreadable`: a swap, then an opcode outside
+ * the router table, a flat fee with short args, a salt, and a Deadline cut off by the end of the bytes.
+ */
+export function showcaseStrategies(params: {
+  maker: Address;
+  symbols: readonly [string, string];
+  tokens: readonly [Address, Address];
+  amounts: readonly [bigint, bigint];
+  feeReceiver: Address;
+  nextSalt: () => bigint;
+}): { branches: LiveStrategy; unreadable: LiveStrategy } {
+  const [tokenA, tokenB] = params.tokens;
+  const head = [
+    deadline(FAR_DEADLINE),
+    encodeInstruction('OnlyTakerTokenBalanceNonZero', { token: tokenA }),
+    aquaProtocolFeeAmountIn(PROTOCOL_FEE_1E9, params.feeReceiver),
+  ];
+  const jumpIfTokenIn = (nextPC: bigint) => encodeInstruction('JumpIfTokenIn', { token: tokenB, nextPC });
+  const xyc = [
+    encodeInstruction('Decay', { period: 300n }),
+    encodeInstruction('XYCConcentrateGrowLiquidity2D', {
+      sqrtPriceMin: 950_000_000_000_000_000n,
+      sqrtPriceMax: 1_050_000_000_000_000_000n,
+    }),
+    flatFeeAmountIn(1_000_000),
+    xycSwap(),
+  ];
+  const jump = (nextPC: bigint) => encodeInstruction('Jump', { nextPC });
+  const pegged = encodeInstruction('PeggedSwapGrowPriceRange2D', {
+    x0: params.amounts[0],
+    y0: params.amounts[1],
+    linearWidth: 100n * 10n ** 27n,
+    rateLt: 1n,
+    rateGt: 1n,
+  });
+  // Jump targets are byte offsets; the jumps' own widths do not depend on their targets.
+  const peggedAt = BigInt(size(concat([...head, jumpIfTokenIn(0n), ...xyc, jump(0n)])));
+  const saltAt = peggedAt + BigInt(size(pegged));
+  const branches = buildProgram([
+    ...head,
+    jumpIfTokenIn(peggedAt),
+    ...xyc,
+    jump(saltAt),
+    pegged,
+    salt(params.nextSalt()),
+  ]);
+  const unreadable = buildProgram([
+    xycSwap(),
+    '0x4001ff',
+    '0x15020001',
+    salt(params.nextSalt()),
+    '0x0d050000',
+  ]);
+  const strategyOf = (data: Hex): LiveStrategy => {
+    const order: Order = { maker: params.maker, traits: AQUA_TRAITS, data };
+    const strategy = encodeStrategy(order);
+    const { maker, symbols, tokens, amounts } = params;
+    return {
+      maker,
+      symbols,
+      tokens,
+      amounts,
+      flatFee1e9: 0,
+      order,
+      strategy,
+      hash: strategyHashOf(strategy),
+      pilot: false,
+    };
+  };
+  return { branches: strategyOf(branches), unreadable: strategyOf(unreadable) };
 }

@@ -72,6 +72,7 @@ export interface DockRow {
   maker: string;
   app: string;
   block: number;
+  tx: string;
   time: string;
 }
 
@@ -215,6 +216,7 @@ export function buildBatch(ctx: BatchContext, events: readonly ChainEvent[]): Ch
           maker: e.maker,
           app: e.app,
           block: e.blockNumber,
+          tx: e.txHash,
           time: timeOf(ctx, times, e.blockNumber),
         });
         break;

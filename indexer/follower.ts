@@ -2,29 +2,36 @@
  * Follows one chain: from the stored checkpoint to the confirmed head, chunk by chunk. Only the
  * holder of the chain's advisory lock writes; the lock lives on a connection of its own, and the
  * chunks are written through that same connection, so a writer that lost its connection (and with
- * it the lock) cannot commit anything more.
+ * it the lock) cannot commit anything more. The lock is indexer/writerLock.ts, the read of a chunk
+ * indexer/chunk.ts, the fork search after a reorg indexer/fork.ts.
  */
-import pg from 'pg';
+import type pg from 'pg';
 import type { ChainRegistry } from '../chain/registry.js';
 import type { ChainConfig } from '../lib/config.js';
 import type { Logger } from '../lib/logger.js';
 import type { Metrics } from '../lib/metrics.js';
 import type { Db } from '../store/db.js';
 import { buildBatch } from './batch.js';
-import { type ChainEvent, decodeLogs, FOLLOWED_TOPICS } from './events.js';
+import { markIndexedThrough } from './blocks.js';
+import { type FetchedChunk, fetchChunk, ReorgDetected } from './chunk.js';
+import { type ForkSearch, locateFork, verifyCheckpoint } from './fork.js';
+import { SyncProgress } from './progress.js';
 import { createIndexerRpc, type IndexerRpc } from './rpc.js';
 import { readCheckpoint, resetChain, writeChunk } from './write.js';
-
-/** Advisory-lock namespace of the per-chain writer locks (second key: hashtext(chain key)). */
-export const CHAIN_LOCK_SPACE = 7_420_010;
+import { WriterLock } from './writerLock.js';
 
 export interface FollowerOptions {
   db: Db;
   logger: Logger;
   registry: ChainRegistry;
   prices: Readonly<Record<string, number>>;
+  /** Blocks behind the head this chain is indexed to (the chain's `confirmations`, or the default). */
   confirmations: number;
   chunkBlocks: number;
+  /** Blocks below the head whose hashes are kept: the deepest reorg rewound rather than re-indexed. */
+  reorgWindow: number;
+  /** Milliseconds between two progress lines of a backfill. */
+  progressEveryMs: number;
   rpcTimeoutMs: number;
   /** Counts this chain's RPC requests (lib/metrics.ts). */
   metrics?: Metrics;
@@ -47,22 +54,23 @@ export interface SyncResult {
   /** Of `ms`: waiting for the chain (the read of a chunk not yet prefetched) and building + writing rows. */
   readMs: number;
   writeMs: number;
+  /** Indexed blocks a reorg orphaned, rewound by this call (0: none). */
+  rewound: number;
 }
 
-const IDLE_COUNTS = { chunks: 0, logs: 0, ms: 0, readMs: 0, writeMs: 0 };
-
-interface FetchedChunk {
-  from: number;
-  to: number;
-  toHash: string;
-  logs: number;
-  events: ChainEvent[];
-  blockTimes: Map<number, number>;
+export interface SyncOptions {
+  toBlock?: number;
+  until?: number;
 }
+
+const IDLE_COUNTS = { chunks: 0, logs: 0, ms: 0, readMs: 0, writeMs: 0, rewound: 0 };
+
+/** Rounds of (reorg found → rewind → index again) one sync goes through before it gives up until the next. */
+const REORG_ROUNDS = 3;
 
 export class ChainFollower {
-  private client: pg.Client | null = null;
-  private leading = false;
+  private readonly lock: WriterLock;
+  private readonly forkSearch: ForkSearch;
   private genesisHash: string | null = null;
   private readonly rpc: IndexerRpc;
   private queue: Promise<unknown> = Promise.resolve();
@@ -73,20 +81,37 @@ export class ChainFollower {
     readonly chain: ChainConfig,
     private readonly options: FollowerOptions,
   ) {
+    this.logger = options.logger.child({ chain: chain.key });
     this.rpc = createIndexerRpc(chain, {
       timeoutMs: Math.max(options.rpcTimeoutMs, 20_000),
       fetchFn: options.metrics?.rpcFetch(chain.key, 'indexer'),
+      maxLogRange: options.chunkBlocks,
+      onLogRange: (span) => {
+        options.metrics?.indexerLogRange(chain.key, span);
+        this.logger.info({ blocks: span }, 'eth_getLogs range resized');
+      },
     });
-    this.logger = options.logger.child({ chain: chain.key });
+    options.metrics?.indexerLogRange(chain.key, options.chunkBlocks);
+    this.lock = new WriterLock(options.db, chain.key, this.logger);
+    this.forkSearch = {
+      chain,
+      rpc: this.rpc,
+      logger: this.logger,
+      reorgWindow: options.reorgWindow,
+      metrics: options.metrics,
+    };
   }
 
   /** True while this process holds the chain's writer lock. */
   get isLeader(): boolean {
-    return this.leading;
+    return this.lock.isLeader;
   }
 
-  /** Indexes up to the confirmed head (or `toBlock`, if lower). One sync runs at a time per chain. */
-  sync(options: { toBlock?: number } = {}): Promise<SyncResult> {
+  /**
+   * Indexes up to the confirmed head (or `toBlock`, if lower); with `until` (a `performance.now()`
+   * time), stops after the chunk that ends past it. One sync runs at a time per chain.
+   */
+  sync(options: SyncOptions = {}): Promise<SyncResult> {
     const run = this.queue.then(() => this.syncExclusive(options));
     this.queue = run.catch(() => {});
     return run;
@@ -96,21 +121,22 @@ export class ChainFollower {
   async stop(): Promise<void> {
     this.stopping = true;
     await this.queue;
-    await this.dropConnection();
+    await this.lock.release();
   }
 
-  private async syncExclusive(options: { toBlock?: number }): Promise<SyncResult> {
+  private async syncExclusive(options: SyncOptions): Promise<SyncResult> {
     const started = performance.now();
     const idle: SyncResult = { ...IDLE_COUNTS, chain: this.chain.key, led: false, from: 0, to: -1 };
     if (this.stopping) return idle;
     try {
-      if (!(await this.lead())) return idle;
-      const result = await this.syncLed(this.client!, options);
+      const client = await this.lock.lead();
+      if (!client) return idle;
+      const result = await this.syncLed(client, options);
       return { ...result, ms: Math.round(performance.now() - started) };
     } catch (error) {
       // A chain that fails leaves the lock where it is; a connection that no longer answers is
       // closed (its lock goes with it) and the next sync starts on a new one.
-      if (!(await this.connectionAnswers())) await this.dropConnection();
+      if (!(await this.lock.answers())) await this.lock.release();
       // A node that failed may come back as another chain (a devnet restarted on the same URL): the
       // next sync reads its genesis block again, so the checkpoint's genesis check sees the change.
       this.genesisHash = null;
@@ -118,61 +144,17 @@ export class ChainFollower {
     }
   }
 
-  private async connectionAnswers(): Promise<boolean> {
-    try {
-      await this.client?.query('SELECT 1');
-      return this.client !== null;
-    } catch {
-      return false;
-    }
-  }
-
-  private async lead(): Promise<boolean> {
-    if (this.client && this.leading) return true;
-    const client = new pg.Client(this.options.db.options);
-    client.on('error', (error) => {
-      this.logger.warn({ err: error.message }, 'indexer lock connection lost');
-      if (this.client === client) {
-        this.client = null;
-        this.leading = false;
-      }
-    });
-    await client.connect();
-    try {
-      const { rows } = await client.query<{ locked: boolean }>(
-        'SELECT pg_try_advisory_lock($1, hashtext($2)) AS locked',
-        [CHAIN_LOCK_SPACE, this.chain.key],
-      );
-      if (!rows[0]?.locked) {
-        await client.end();
-        return false;
-      }
-    } catch (error) {
-      await client.end().catch(() => {});
-      throw error;
-    }
-    this.client = client;
-    this.leading = true;
-    this.logger.info('indexer leads this chain');
-    return true;
-  }
-
-  private async dropConnection(): Promise<void> {
-    const client = this.client;
-    this.client = null;
-    this.leading = false;
-    await client?.end().catch(() => {});
-  }
-
-  private async syncLed(client: pg.Client, options: { toBlock?: number }): Promise<SyncResult> {
+  private async syncLed(client: pg.Client, options: SyncOptions): Promise<SyncResult> {
     const key = this.chain.key;
     const [head, stored] = await Promise.all([this.rpc.blockNumber(), readCheckpoint(client, key)]);
+    const headSeenAt = new Date();
     // A chain behind its checkpoint may be another chain (a devnet restarted on the same URL).
     if (stored && head < stored.lastBlock) this.genesisHash = null;
     this.genesisHash ??= (await this.rpc.block(0))?.hash ?? null;
     const genesisHash = this.genesisHash;
     if (!genesisHash) throw new Error(`chain "${key}" has no block 0`);
     let checkpoint = stored;
+    const result: SyncResult = { ...IDLE_COUNTS, chain: key, led: true, from: 0, to: -1, head };
 
     if (checkpoint?.genesisHash && checkpoint.genesisHash !== genesisHash) {
       // Another chain under the same key: a devnet started afresh against a kept database.
@@ -182,37 +164,89 @@ export class ChainFollower {
       );
       await resetChain(client, key);
       checkpoint = null;
-    } else if (checkpoint?.lastBlockHash && checkpoint.lastBlock <= head) {
-      const header = await this.rpc.block(checkpoint.lastBlock);
-      if (header && header.hash !== checkpoint.lastBlockHash) {
-        this.logger.warn(
-          { block: checkpoint.lastBlock, confirmations: this.options.confirmations },
-          'indexed block reorganised away (deeper than the confirmations): indexing the chain anew',
-        );
-        await resetChain(client, key);
-        checkpoint = null;
-      }
+    } else if (checkpoint) {
+      checkpoint = await verifyCheckpoint(this.forkSearch, client, checkpoint, head, result);
     }
 
     const confirmed = head - this.options.confirmations;
     const target = Math.min(confirmed, options.toBlock ?? confirmed);
     const first = checkpoint ? checkpoint.lastBlock + 1 : this.chain.startBlock;
-    const result: SyncResult = { ...IDLE_COUNTS, chain: key, led: true, from: first, to: first - 1, head };
-    const rangeFrom = (from: number) => ({ from, to: Math.min(from + this.options.chunkBlocks - 1, target) });
+    result.from = first;
+    result.to = first - 1;
+    if (first > target) {
+      // Nothing to index: with the head itself indexed, the catalogue holds every event up to now.
+      if (checkpoint && checkpoint.lastBlock >= head) await markIndexedThrough(client, key, headSeenAt);
+      return result;
+    }
+    const progress = new SyncProgress(
+      key,
+      { startBlock: this.chain.startBlock, from: first, target, head },
+      { logger: this.logger, metrics: this.options.metrics, everyMs: this.options.progressEveryMs },
+    );
+    let from = first;
+    let parentHash = checkpoint?.lastBlockHash ?? null;
+    for (let round = 0; ; round++) {
+      try {
+        await this.follow(
+          client,
+          { from, target, head, headSeenAt, parentHash, genesisHash, until: options.until },
+          result,
+          progress,
+        );
+        break;
+      } catch (error) {
+        if (!(error instanceof ReorgDetected) || round >= REORG_ROUNDS || this.stopping) throw error;
+        this.logger.warn({ block: error.block }, 'chain reorganised during the sync: locating the fork');
+        const now = await readCheckpoint(client, key);
+        const back = now ? await locateFork(this.forkSearch, client, now, head, result) : null;
+        from = back ? back.lastBlock + 1 : this.chain.startBlock;
+        parentHash = back?.lastBlockHash ?? null;
+        result.from = Math.min(result.from, from);
+      }
+    }
+    result.readMs = Math.round(result.readMs);
+    result.writeMs = Math.round(result.writeMs);
+    return result;
+  }
 
-    // The next chunk is read from the chain while the current one is written.
-    let pending: Promise<FetchedChunk> | null = first <= target ? this.fetch(rangeFrom(first)) : null;
+  /**
+   * Indexes [from, target] chunk by chunk; the next chunk is read from the chain while the current one
+   * is written. Each chunk must link to the block before it (its first block's parent hash).
+   */
+  private async follow(
+    client: pg.Client,
+    range: {
+      from: number;
+      target: number;
+      head: number;
+      headSeenAt: Date;
+      parentHash: string | null;
+      genesisHash: string;
+      until?: number;
+    },
+    result: SyncResult,
+    progress: SyncProgress,
+  ): Promise<void> {
+    const { target, head } = range;
+    const windowStart = head - this.options.reorgWindow;
+    const rangeFrom = (from: number) => ({ from, to: Math.min(from + this.options.chunkBlocks - 1, target) });
+    let parentHash = range.parentHash;
+    let pending: Promise<FetchedChunk> | null = this.fetch(rangeFrom(range.from), windowStart);
     while (pending) {
       const waited = performance.now();
       const chunk: FetchedChunk = await pending;
       const writing = performance.now();
       result.readMs += writing - waited;
-      pending = chunk.to < target && !this.stopping ? this.fetch(rangeFrom(chunk.to + 1)) : null;
+      const more = chunk.to < target && !this.stopping && !(range.until && performance.now() > range.until);
+      pending = more ? this.fetch(rangeFrom(chunk.to + 1), windowStart) : null;
       // Its failure is reported when it is awaited; until then it must not count as unhandled.
       pending?.catch(() => {});
+      const firstHeader = chunk.headers[0];
+      if (parentHash && firstHeader?.number === chunk.from && firstHeader.parentHash !== parentHash)
+        throw new ReorgDetected(chunk.from);
       const batch = buildBatch(
         {
-          chainKey: key,
+          chainKey: this.chain.key,
           registry: this.options.registry,
           prices: this.options.prices,
           blockTimes: chunk.blockTimes,
@@ -222,12 +256,19 @@ export class ChainFollower {
       await writeChunk(client, this.chain, batch, {
         lastBlock: chunk.to,
         lastBlockHash: chunk.toHash,
-        genesisHash,
+        genesisHash: range.genesisHash,
+        // Up to the head: every event up to when the head was read. Below it: up to the block's time.
+        indexedThroughAt:
+          chunk.to >= head ? range.headSeenAt : new Date(chunk.blockTimes.get(chunk.to)! * 1000),
+        headers: chunk.headers,
+        reorgWindow: this.options.reorgWindow,
       });
+      parentHash = chunk.toHash;
       result.writeMs += performance.now() - writing;
       result.to = chunk.to;
       result.chunks++;
       result.logs += chunk.logs;
+      progress.chunk(chunk.to, chunk.to - chunk.from + 1, chunk.logs);
       this.logger.debug(
         {
           from: chunk.from,
@@ -239,30 +280,10 @@ export class ChainFollower {
         'indexed chunk',
       );
     }
-    result.readMs = Math.round(result.readMs);
-    result.writeMs = Math.round(result.writeMs);
-    return result;
   }
 
-  private async fetch(range: { from: number; to: number }): Promise<FetchedChunk> {
-    const { aqua, router } = this.chain;
-    const [logs, last] = await Promise.all([
-      this.rpc.logs(range.from, range.to, [aqua.toLowerCase(), router.toLowerCase()], FOLLOWED_TOPICS),
-      this.rpc.block(range.to),
-    ]);
-    if (!last) throw new Error(`block ${range.to} of chain "${this.chain.key}" not found`);
-    const events = decodeLogs(logs, { aqua, router });
-    const blockTimes = new Map<number, number>([[last.number, last.timestamp]]);
-    // Nodes that put blockTimestamp on logs save the header fetches; others get one fetch per block.
-    if (this.options.logTimestamps) {
-      for (const log of logs) {
-        if (log.blockTimestamp) blockTimes.set(Number(log.blockNumber), Number(log.blockTimestamp));
-      }
-    }
-    const missing = events.map((e) => e.blockNumber).filter((n) => !blockTimes.has(n));
-    if (missing.length > 0) {
-      for (const [n, header] of await this.rpc.blocks(missing)) blockTimes.set(n, header.timestamp);
-    }
-    return { ...range, toHash: last.hash, logs: logs.length, events, blockTimes };
+  /** The chunk of the range, read from this chain (indexer/chunk.ts). */
+  private fetch(range: { from: number; to: number }, windowStart: number): Promise<FetchedChunk> {
+    return fetchChunk(this.rpc, this.chain, range, windowStart, this.options.logTimestamps);
   }
 }

@@ -5,10 +5,13 @@
  * at a time.
  */
 import type { Services } from '../lib/services.js';
-import { ChainFollower, type SyncResult } from './follower.js';
+import { pruneCatalogueEvents } from '../store/catalogueEvents.js';
+import { ChainFollower, type SyncOptions, type SyncResult } from './follower.js';
+import { type HealthCheckRun, startHealthCheck } from './healthCheck.js';
 import { type RefreshResult, refreshRollup } from './rollup.js';
 
 export type { SyncResult } from './follower.js';
+export type { HealthCheckRun } from './healthCheck.js';
 export type { RefreshResult } from './rollup.js';
 
 export interface IndexerOptions {
@@ -35,7 +38,9 @@ export interface Indexer {
   /** Computes and writes the roll-up now. */
   refreshNow(): Promise<RefreshResult>;
   /** Indexes every chain this process can lead up to its confirmed head (or `toBlock`) now. */
-  syncNow(options?: { toBlock?: number }): Promise<SyncResult[]>;
+  syncNow(options?: SyncOptions): Promise<SyncResult[]>;
+  /** Re-reads the health of the subscribed positions on the chains this process leads now (healthCheck.ts). */
+  checkHealthNow(): Promise<HealthCheckRun>;
 }
 
 export async function startIndexer(services: Services, options: IndexerOptions = {}): Promise<Indexer> {
@@ -49,9 +54,11 @@ export async function startIndexer(services: Services, options: IndexerOptions =
         logger,
         registry,
         prices: config.tokenPricesUsd,
-        confirmations: config.indexerConfirmations,
+        confirmations: chain.confirmations ?? config.indexerConfirmations,
         chunkBlocks: config.indexerChunkBlocks,
-        rpcTimeoutMs: config.rpcTimeoutMs,
+        reorgWindow: config.indexerReorgWindow,
+        progressEveryMs: config.indexerProgressSeconds * 1000,
+        rpcTimeoutMs: config.rpcLogsTimeoutMs,
         metrics: services.metrics,
         logTimestamps: options.logTimestamps ?? true,
       }),
@@ -70,9 +77,8 @@ export async function startIndexer(services: Services, options: IndexerOptions =
       wakers.add(wake);
     });
 
-  const syncNow = (syncOptions: { toBlock?: number } = {}) =>
-    Promise.all(followers.map((f) => f.sync(syncOptions)));
-  const refreshNow = () => refreshRollup(db, chains);
+  const syncNow = (syncOptions: SyncOptions = {}) => Promise.all(followers.map((f) => f.sync(syncOptions)));
+  const refreshNow = () => refreshRollup(db, chains, { prices: config.tokenPricesUsd });
 
   // Repeated failures (a chain's RPC down) are logged when they start and when they end, not per poll.
   const failing = new Map<string, string>();
@@ -92,6 +98,8 @@ export async function startIndexer(services: Services, options: IndexerOptions =
         recovered(follower.chain.key);
         if (result.chunks > 0)
           logger.debug({ chain: result.chain, to: result.to, logs: result.logs }, 'chain indexed');
+        // Orphaned volume and strategies leave the roll-up now, not at the next scheduled refresh.
+        if (result.rewound > 0) await refreshNow();
       } catch (error) {
         report(follower.chain.key, error);
       }
@@ -104,28 +112,56 @@ export async function startIndexer(services: Services, options: IndexerOptions =
       if (stopped) break;
       try {
         // Replicas take turns: skip when another one refreshed within most of the interval.
-        const result = await refreshRollup(db, chains, { minIntervalMs: config.rollupRefreshMs * 0.8 });
+        const result = await refreshRollup(db, chains, {
+          minIntervalMs: config.rollupRefreshMs * 0.8,
+          prices: config.tokenPricesUsd,
+        });
         recovered('rollup');
         if (result.refreshed) logger.debug({ ms: result.ms }, 'roll-up refreshed');
       } catch (error) {
         report('rollup', error);
       }
+      try {
+        // The resume window of GET /api/events: rows older or beyond it go.
+        const pruned = await pruneCatalogueEvents(db, config.events);
+        recovered('events prune');
+        if (pruned > 0) logger.debug({ pruned }, 'catalogue events pruned');
+      } catch (error) {
+        report('events prune', error);
+      }
     }
   };
 
+  // The chains whose writer this process is (last sync): the health check reads only those.
+  const led = new Set<string>();
+  const health = startHealthCheck(services, {
+    chains: () => [...led],
+    background: options.background ?? true,
+  });
+  const tracked = (result: SyncResult) => {
+    if (result.led) led.add(result.chain);
+    else led.delete(result.chain);
+    // Stored logs (swaps above all) are when allowances and balances change: check health now.
+    if (result.led && result.logs > 0) health.wake();
+    return result;
+  };
   const observed = (result: SyncResult) => {
     services.metrics?.indexerSynced(result);
-    return result;
+    return tracked(result);
   };
   const loops: Promise<void>[] = [];
   if (options.background ?? true) {
     // The first pass indexes every led chain up to its head, then writes the roll-up at once.
     const firstPass = async () => {
       const started = performance.now();
+      // A chain far behind (a backfill) is not waited for: past INDEXER_FIRST_PASS_SECONDS the roll-up
+      // of what is indexed is written (the service is ready, freshnessSeconds says how old the data
+      // is) and the follow loop goes on with the backfill.
+      const until = started + config.indexerFirstPassSeconds * 1000;
       const results = await Promise.all(
         followers.map((f) =>
           f
-            .sync()
+            .sync({ until })
             .then(observed)
             .catch((error: unknown) => {
               report(f.chain.key, error);
@@ -166,8 +202,10 @@ export async function startIndexer(services: Services, options: IndexerOptions =
       for (const wake of [...wakers]) wake();
       await Promise.all(followers.map((f) => f.stop()));
       await Promise.all(loops);
+      await health.stop();
     },
     refreshNow,
-    syncNow,
+    syncNow: (syncOptions?: SyncOptions) => syncNow(syncOptions).then((results) => results.map(tracked)),
+    checkHealthNow: () => health.runNow(),
   };
 }

@@ -3,7 +3,7 @@
  * replicas started with INDEXER=off). Needs DATABASE_URL and CHAINS_FILE; applies the migrations,
  * follows the chains and refreshes the roll-up until SIGTERM or SIGINT.
  */
-import { createChainClients } from '../chain/clients.js';
+import { createChainClients, rpcClientOptions } from '../chain/clients.js';
 import { loadChains } from '../chain/registry.js';
 import { loadConfig } from '../lib/config.js';
 import { createLogger } from '../lib/logger.js';
@@ -27,7 +27,7 @@ const services: Services = {
   db,
   redis: undefined,
   registry,
-  clients: createChainClients(registry, { rpcTimeoutMs: config.rpcTimeoutMs }),
+  clients: createChainClients(registry, rpcClientOptions(config, { logger })),
 };
 
 // The first pass is not awaited: a long catch-up runs in the background and a signal stops it.

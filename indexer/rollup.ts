@@ -5,6 +5,7 @@
  * `strategies` is scanned. All queries read one snapshot, so the chains, pairs and totals agree.
  */
 import type { ChainConfig } from '../lib/config.js';
+import { amountUsd, cents, type UsdPrices } from '../lib/usd.js';
 import type { Db } from '../store/db.js';
 import {
   CATALOGUE_ROLLUP,
@@ -13,6 +14,7 @@ import {
   type PairRollup,
   writeRollup,
 } from '../store/rollups.js';
+import { refreshMakerTvl } from './makerTvl.js';
 
 /** Advisory-lock namespace of the roll-up refresh (one refresher at a time across replicas). */
 export const ROLLUP_LOCK_SPACE = 7_420_011;
@@ -28,8 +30,6 @@ export function windowStarts(now: Date): { d1: Date; d7: Date; d30: Date } {
   const start = (days: number) => new Date(hour - (days * 24 - 1) * HOUR_MS);
   return { d1: start(1), d7: start(7), d30: start(30) };
 }
-
-const cents = (usd: number) => Math.round(usd * 100) / 100;
 
 const latest = (...times: (Date | string | null | undefined)[]): string | null => {
   let best: number | null = null;
@@ -70,6 +70,19 @@ SELECT chain_key, pair_key,
 FROM volume_hourly WHERE chain_key = ANY($1)
 GROUP BY chain_key, pair_key`;
 
+// Live balances per (chain, pair, token), kept by the triggers of migration 014.
+const BALANCES = `
+SELECT chain_key, nullif(pair_key, '') AS pair_key, symbol, decimals, amount::text AS amount
+FROM catalogue_pair_balances WHERE chain_key = ANY($1) AND amount <> 0`;
+
+interface BalanceRow {
+  chain_key: string;
+  pair_key: string | null;
+  symbol: string | null;
+  decimals: number | null;
+  amount: string;
+}
+
 interface GroupRow {
   status: 'active' | 'docked';
   chain_key: string;
@@ -97,12 +110,14 @@ export async function computeRollup(
   db: Queryable,
   chains: readonly Pick<ChainConfig, 'key' | 'chainId'>[],
   now = new Date(),
+  prices: UsdPrices = {},
 ): Promise<CatalogueRollup> {
   const keys = chains.map((c) => c.key);
   const w = windowStarts(now);
   const groups = (await db.query<GroupRow>(STRATEGY_GROUPS, [keys])).rows;
   const makers = (await db.query<{ chain_key: string | null; makers: number }>(MAKERS, [keys])).rows;
   const volumes = (await db.query<VolumeRow>(VOLUMES, [keys, w.d1, w.d7, w.d30])).rows;
+  const balances = (await db.query<BalanceRow>(BALANCES, [keys])).rows;
 
   const chainRollups = new Map<string, ChainRollup & { pairSet: Set<string> }>();
   for (const c of chains) {
@@ -116,6 +131,7 @@ export async function computeRollup(
       volume_7d_usd: 0,
       volume_30d_usd: 0,
       swaps_30d: 0,
+      tvl_usd: 0,
       last_activity: null,
       pairSet: new Set(),
     });
@@ -131,6 +147,7 @@ export async function computeRollup(
         volume_1d_usd: 0,
         volume_7d_usd: 0,
         volume_30d_usd: 0,
+        tvl_usd: 0,
         last_activity: null,
         chainSet: new Set(),
       };
@@ -181,8 +198,19 @@ export async function computeRollup(
     if (v.v30 > 0) p.chainSet.add(v.chain_key);
   }
 
+  for (const b of balances) {
+    const usd = amountUsd(prices, b);
+    const c = chainRollups.get(b.chain_key);
+    if (!c) continue;
+    c.tvl_usd = (c.tvl_usd ?? 0) + usd;
+    // A pair's TVL is listed with the pair (open strategies or volume), not on its own.
+    const p = b.pair_key === null ? undefined : pairs.get(b.pair_key);
+    if (p) p.tvl_usd = (p.tvl_usd ?? 0) + usd;
+  }
+
   const chainList: ChainRollup[] = [...chainRollups.values()].map(({ pairSet, ...c }) => ({
     ...c,
+    tvl_usd: cents(c.tvl_usd ?? 0),
     pairs: pairSet.size,
     volume_1d_usd: cents(c.volume_1d_usd),
     volume_7d_usd: cents(c.volume_7d_usd),
@@ -194,6 +222,7 @@ export async function computeRollup(
     .map(({ chainSet, ...p }) => ({
       ...p,
       chains: [...chainSet].sort(),
+      tvl_usd: cents(p.tvl_usd ?? 0),
       volume_1d_usd: cents(p.volume_1d_usd),
       volume_7d_usd: cents(p.volume_7d_usd),
       volume_30d_usd: cents(p.volume_30d_usd),
@@ -210,6 +239,7 @@ export async function computeRollup(
       volume_1d_usd: cents(sum((c) => c.volume_1d_usd)),
       volume_7d_usd: cents(sum((c) => c.volume_7d_usd)),
       volume_30d_usd: cents(sum((c) => c.volume_30d_usd)),
+      tvl_usd: cents(sum((c) => c.tvl_usd ?? 0)),
       last_activity: latest(...chainList.map((c) => c.last_activity)),
     },
     chains: chainList,
@@ -223,6 +253,8 @@ export interface RefreshResult {
   skipped?: 'locked' | 'fresh';
   ms: number;
   rollup?: CatalogueRollup;
+  /** Makers whose TVL was priced again (their balances changed since): indexer/makerTvl.ts. */
+  makersPriced?: number;
 }
 
 /**
@@ -233,7 +265,7 @@ export interface RefreshResult {
 export async function refreshRollup(
   db: Db,
   chains: readonly Pick<ChainConfig, 'key' | 'chainId'>[],
-  options: { minIntervalMs?: number } = {},
+  options: { minIntervalMs?: number; prices?: UsdPrices } = {},
 ): Promise<RefreshResult> {
   const started = performance.now();
   const client = await db.connect();
@@ -241,6 +273,7 @@ export async function refreshRollup(
     ...result,
     ms: Math.round(performance.now() - started),
   });
+  let result: Omit<RefreshResult, 'ms'> = { refreshed: false };
   try {
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
     try {
@@ -260,13 +293,21 @@ export async function refreshRollup(
       }
       // The distinct makers over all chains are hashed: room for it in memory.
       await client.query("SET LOCAL work_mem = '64MB'");
-      const rollup = await computeRollup(client, chains);
+      const rollup = await computeRollup(client, chains, new Date(), options.prices ?? {});
+      // The chains' data is complete up to the oldest of their indexed times (a backfill: far back).
+      const asOf = await client.query<{ at: Date | null }>(
+        'SELECT min(indexed_through_at) AS at FROM indexer_checkpoints WHERE chain_key = ANY($1)',
+        [chains.map((c) => c.key)],
+      );
       // Written while the lock is held, so two replicas never interleave compute and write.
-      await writeRollup(db, rollup);
-      return done({ refreshed: true, rollup });
+      await writeRollup(db, rollup, CATALOGUE_ROLLUP, asOf.rows[0]?.at ?? null);
+      result = { refreshed: true, rollup };
     } finally {
       await client.query('COMMIT').catch(() => {});
     }
+    // Outside the snapshot: it updates rows the indexer writes (READ COMMITTED retries nothing).
+    if (result.refreshed) result.makersPriced = await refreshMakerTvl(client, options.prices ?? {});
+    return done(result);
   } finally {
     client.release();
   }

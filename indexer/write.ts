@@ -8,6 +8,9 @@
  */
 import type pg from 'pg';
 import type { ChunkBatch } from './batch.js';
+import { storeBlocks } from './blocks.js';
+import { writeCatalogueEvents } from './catalogueEvents.js';
+import type { BlockHeader } from './rpc.js';
 
 export interface Checkpoint {
   lastBlock: number;
@@ -71,6 +74,9 @@ WHERE s.chain_key = $1 AND s.strategy_hash = d.strategy_hash`;
 // Volume counts only swaps of a stored strategy attached to this router (PROTOCOL: "Swapped logs of
 // the router whose orderHash is a shipped strategy hash"), bucketed by the strategy's pair and the
 // block's UTC hour. A strategy without a pair key (not two tokens) has no volume_hourly bucket.
+// The analytics roll-ups of migration 014 move in the same statement, from the same counted rows:
+// per strategy and hour, per maker and hour, the maker's lifetime totals, and the fees of each bucket
+// (the USD volume times the fee rates of the strategy's program, program_fee_rates).
 const INSERT_SWAPS = `
 WITH inserted AS (
   INSERT INTO swaps (chain_key, tx_hash, log_index, block_number, block_time, strategy_hash, maker, taker,
@@ -80,8 +86,12 @@ WITH inserted AS (
   ON CONFLICT (chain_key, tx_hash, log_index) DO NOTHING
   RETURNING strategy_hash, block_time, volume_usd
 ), counted AS (
-  SELECT i.*, s.pair_key FROM inserted i
+  SELECT i.*, date_trunc('hour', i.block_time AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS hour, s.pair_key, s.maker,
+    i.volume_usd * (1 - f.protocol_1e9 / 1e9::float8) * f.maker_1e9 / 1e9::float8 AS maker_fee,
+    i.volume_usd * f.protocol_1e9 / 1e9::float8 AS protocol_fee
+  FROM inserted i
   JOIN strategies s ON s.chain_key = $1 AND s.strategy_hash = i.strategy_hash AND s.app = $2
+  CROSS JOIN LATERAL program_fee_rates(s.program) AS f
 ), per_strategy AS (
   SELECT strategy_hash, sum(volume_usd) AS volume, count(*)::int AS swaps, max(block_time) AS last
   FROM counted GROUP BY strategy_hash
@@ -91,15 +101,45 @@ WITH inserted AS (
     last_swap_at = greatest(s.last_swap_at, p.last), first_volume_seen_at = coalesce(s.first_volume_seen_at, now())
   FROM per_strategy p
   WHERE s.chain_key = $1 AND s.strategy_hash = p.strategy_hash
+), strategy_hours AS (
+  INSERT INTO strategy_hourly AS h (strategy_hash, chain_key, hour, volume_usd, swap_count, maker_fees_usd,
+    protocol_fees_usd)
+  SELECT strategy_hash, $1, hour, sum(volume_usd), count(*)::int, sum(maker_fee), sum(protocol_fee)
+  FROM counted GROUP BY strategy_hash, hour
+  ON CONFLICT (strategy_hash, chain_key, hour) DO UPDATE
+  SET volume_usd = h.volume_usd + EXCLUDED.volume_usd, swap_count = h.swap_count + EXCLUDED.swap_count,
+    maker_fees_usd = h.maker_fees_usd + EXCLUDED.maker_fees_usd,
+    protocol_fees_usd = h.protocol_fees_usd + EXCLUDED.protocol_fees_usd
+), maker_hours AS (
+  INSERT INTO maker_hourly AS h (maker, chain_key, hour, volume_usd, swap_count, maker_fees_usd, protocol_fees_usd)
+  SELECT maker, $1, hour, sum(volume_usd), count(*)::int, sum(maker_fee), sum(protocol_fee)
+  FROM counted GROUP BY maker, hour
+  ON CONFLICT (maker, chain_key, hour) DO UPDATE
+  SET volume_usd = h.volume_usd + EXCLUDED.volume_usd, swap_count = h.swap_count + EXCLUDED.swap_count,
+    maker_fees_usd = h.maker_fees_usd + EXCLUDED.maker_fees_usd,
+    protocol_fees_usd = h.protocol_fees_usd + EXCLUDED.protocol_fees_usd
+), makers AS (
+  UPDATE maker_activity m
+  SET volume_usd = m.volume_usd + c.volume, swap_count = m.swap_count + c.swaps,
+    maker_fees_usd = m.maker_fees_usd + c.maker_fees, protocol_fees_usd = m.protocol_fees_usd + c.protocol_fees,
+    last_swap_at = greatest(m.last_swap_at, c.last)
+  FROM (
+    SELECT maker, sum(volume_usd) AS volume, count(*)::int AS swaps, sum(maker_fee) AS maker_fees,
+      sum(protocol_fee) AS protocol_fees, max(block_time) AS last
+    FROM counted GROUP BY maker
+  ) AS c
+  WHERE m.chain_key = $1 AND m.maker = c.maker
 )
-INSERT INTO volume_hourly AS v (chain_key, pair_key, hour, volume_usd, swap_count, last_swap_at)
-SELECT $1, pair_key, date_trunc('hour', block_time AT TIME ZONE 'UTC') AT TIME ZONE 'UTC', sum(volume_usd),
-  count(*)::int, max(block_time)
+INSERT INTO volume_hourly AS v (chain_key, pair_key, hour, volume_usd, swap_count, last_swap_at, maker_fees_usd,
+  protocol_fees_usd)
+SELECT $1, pair_key, hour, sum(volume_usd), count(*)::int, max(block_time), sum(maker_fee), sum(protocol_fee)
 FROM counted WHERE pair_key IS NOT NULL
 GROUP BY 2, 3
 ON CONFLICT (chain_key, pair_key, hour) DO UPDATE
 SET volume_usd = v.volume_usd + EXCLUDED.volume_usd, swap_count = v.swap_count + EXCLUDED.swap_count,
-  last_swap_at = greatest(v.last_swap_at, EXCLUDED.last_swap_at)`;
+  last_swap_at = greatest(v.last_swap_at, EXCLUDED.last_swap_at),
+  maker_fees_usd = v.maker_fees_usd + EXCLUDED.maker_fees_usd,
+  protocol_fees_usd = v.protocol_fees_usd + EXCLUDED.protocol_fees_usd`;
 
 // Docking zeroes the strategy's balances in Aqua; only the first Docked counts (replays change nothing).
 const APPLY_DOCKS = `
@@ -111,11 +151,12 @@ FROM unnest($2::text[], $3::text[], $4::text[], $5::bigint[], $6::timestamptz[])
 WHERE s.chain_key = $1 AND s.strategy_hash = d.hash AND s.maker = d.maker AND s.app = d.app AND s.status = 'active'`;
 
 const ADVANCE_CHECKPOINT = `
-INSERT INTO indexer_checkpoints (chain_key, chain_id, last_block, last_block_hash, genesis_hash, updated_at)
-VALUES ($1, $2, $3, $4, $5, now())
+INSERT INTO indexer_checkpoints (chain_key, chain_id, last_block, last_block_hash, genesis_hash, indexed_through_at,
+  updated_at)
+VALUES ($1, $2, $3, $4, $5, $6, now())
 ON CONFLICT (chain_key) DO UPDATE
 SET chain_id = EXCLUDED.chain_id, last_block = EXCLUDED.last_block, last_block_hash = EXCLUDED.last_block_hash,
-  genesis_hash = EXCLUDED.genesis_hash, updated_at = now()`;
+  genesis_hash = EXCLUDED.genesis_hash, indexed_through_at = EXCLUDED.indexed_through_at, updated_at = now()`;
 
 const col = <T, K>(rows: readonly T[], pick: (row: T) => K): K[] => rows.map(pick);
 
@@ -124,7 +165,16 @@ export async function writeChunk(
   client: pg.ClientBase,
   chain: { key: string; chainId: number; router: string },
   batch: ChunkBatch,
-  checkpoint: { lastBlock: number; lastBlockHash: string; genesisHash: string },
+  checkpoint: {
+    lastBlock: number;
+    lastBlockHash: string;
+    genesisHash: string;
+    /** Every event of the chain up to this time is stored once the chunk commits. */
+    indexedThroughAt: Date;
+    /** Headers of the chunk's blocks near the head, and how many blocks of them to keep (blocks.ts). */
+    headers: readonly BlockHeader[];
+    reorgWindow: number;
+  },
 ): Promise<void> {
   const key = chain.key;
   await client.query('BEGIN');
@@ -199,12 +249,16 @@ export async function writeChunk(
         col(docks, (r) => r.time),
       ]);
     }
+    await storeBlocks(client, key, checkpoint.headers, checkpoint.reorgWindow);
+    // The live stream's events (GET /api/events) commit with the rows they describe.
+    await writeCatalogueEvents(client, chain, batch);
     await client.query(ADVANCE_CHECKPOINT, [
       key,
       chain.chainId,
       checkpoint.lastBlock,
       checkpoint.lastBlockHash,
       checkpoint.genesisHash,
+      checkpoint.indexedThroughAt,
     ]);
     await client.query('COMMIT');
   } catch (error) {
@@ -220,7 +274,20 @@ export async function writeChunk(
 export async function resetChain(client: pg.ClientBase, chainKey: string): Promise<void> {
   await client.query('BEGIN');
   try {
-    for (const table of ['swaps', 'balance_changes', 'volume_hourly', 'strategies', 'indexer_checkpoints']) {
+    // The roll-ups of migration 014 after `strategies` (whose delete triggers move them to zero).
+    for (const table of [
+      'swaps',
+      'balance_changes',
+      'volume_hourly',
+      'strategy_hourly',
+      'maker_hourly',
+      'strategies',
+      'indexer_blocks',
+      'maker_activity',
+      'catalogue_balances',
+      'catalogue_pair_balances',
+      'indexer_checkpoints',
+    ]) {
       // Table names are constants of this list; the chain key is a parameter.
       await client.query(`DELETE FROM ${table} WHERE chain_key = $1`, [chainKey]);
     }

@@ -1,52 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 
 /**
  * The whole configuration of the service, read once from the environment and validated here.
- * Every variable is documented in the README's environment table.
+ * Every variable is documented in the README's environment table. The chains it serves (CHAINS_FILE,
+ * presets) are validated in lib/chains.ts, whose types it re-exports for the code that names them.
  */
 
-const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte address');
-
-export const tokenConfigSchema = z.object({
-  symbol: z.string().min(1),
-  address,
-  decimals: z.number().int().min(0).max(36),
-});
-
-export const chainConfigSchema = z.object({
-  key: z.string().min(1),
-  chainId: z.number().int().positive(),
-  name: z.string().optional(),
-  rpcUrl: z.string().url(),
-  aqua: address,
-  router: address,
-  /** Multicall3-compatible contract for batched reads. */
-  multicall: address,
-  feeReceiver: address,
-  /** Test networks: only test keys may prepare on them. */
-  testnet: z.boolean().default(false),
-  tokens: z.array(tokenConfigSchema).min(1),
-  /** Symbols POST /v1/positions accepts on this chain (SPEC §2.4); all listed tokens when absent. */
-  depositSymbols: z.array(z.string().min(1)).optional(),
-  /** First block the indexer reads. */
-  startBlock: z.number().int().min(0).default(0),
-  /** Demo wallets of the pilot (test network only). */
-  pilot: z
-    .object({
-      maker: address,
-      taker: address,
-      feeWallet: address,
-      strategyHash: z.string().regex(/^0x[0-9a-fA-F]{64}$/),
-    })
-    .optional(),
-});
-
-export type ChainConfig = z.infer<typeof chainConfigSchema>;
-export type TokenConfig = z.infer<typeof tokenConfigSchema>;
-
-export const chainsFileSchema = z.object({ chains: z.array(chainConfigSchema).min(1) });
+export type { ChainConfig, TokenConfig } from './chains.js';
 
 const boolish = z
   .enum(['1', '0', 'true', 'false', 'yes', 'no'])
@@ -84,15 +45,34 @@ const envSchema = z.object({
   /** Seconds between the devnet activity bot's swaps. */
   DEVNET_ACTIVITY_MS: z.coerce.number().int().min(100).default(3000),
   INDEXER: z.enum(['embedded', 'off']).default('embedded'),
-  INDEXER_CONFIRMATIONS: z.coerce.number().int().min(0).max(1000).default(0),
+  /** Blocks behind the head the indexer stays, on chains whose config does not say (`confirmations`). */
+  INDEXER_CONFIRMATIONS: z.coerce.number().int().min(0).max(1000).default(12),
+  /** Blocks below the head whose hashes the indexer keeps: the deepest reorg it rewinds (deeper: re-index). */
+  INDEXER_REORG_WINDOW: z.coerce.number().int().min(1).max(100_000).default(256),
+  /** Longest the first pass waits for a chain before the first roll-up (a backfill goes on after it). */
+  INDEXER_FIRST_PASS_SECONDS: z.coerce.number().min(0.1).max(86_400).default(30),
+  /** Seconds between two progress lines of a backfill (a sync far behind the head). */
+  INDEXER_PROGRESS_SECONDS: z.coerce.number().min(0.1).max(3600).default(10),
   INDEXER_POLL_MS: z.coerce.number().int().min(20).default(1000),
   INDEXER_CHUNK_BLOCKS: z.coerce.number().int().min(1).max(100000).default(2000),
   ROLLUP_REFRESH_MS: z.coerce.number().int().min(100).default(5000),
+  HEALTH_CHECK_MS: z.coerce.number().int().min(100).default(30000),
+  HEALTH_CHECK_MAX_WALLETS: z.coerce.number().int().min(1).default(100),
   /** USD price per token symbol, e.g. `EURC=1.08,WETH=3000`; USDC and USDT default to 1. */
   TOKEN_PRICES_USD: z.string().default('USDC=1,USDT=1,EURC=1.08'),
   PILOT_BLOCK_WINDOW: z.coerce.number().int().min(1).max(100000).default(500),
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).default(10000),
   RPC_TIMEOUT_MS: z.coerce.number().int().min(50).default(3000),
+  /** Timeout of the quote simulation's eth_call per RPC endpoint (default: RPC_TIMEOUT_MS). */
+  RPC_QUOTE_TIMEOUT_MS: z.coerce.number().int().min(50).optional(),
+  /** Timeout of the indexer's eth_getLogs and header reads per RPC endpoint. */
+  RPC_LOGS_TIMEOUT_MS: z.coerce.number().int().min(100).default(20_000),
+  /** Extra passes over a chain's RPC URLs after all failed (0: one pass; failover is not a retry). */
+  RPC_RETRY_COUNT: z.coerce.number().int().min(0).max(5).default(0),
+  RPC_RETRY_DELAY_MS: z.coerce.number().int().min(0).max(10_000).default(150),
+  /** First backoff of a failed RPC URL (doubles per failure, up to RPC_BACKOFF_MAX_MS; also caps Retry-After). */
+  RPC_BACKOFF_MS: z.coerce.number().int().min(10).max(600_000).default(1000),
+  RPC_BACKOFF_MAX_MS: z.coerce.number().int().min(10).max(3_600_000).default(30_000),
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(10_485_760).default(65536),
   /** CORS on the public reads and a key's origins on /v1 (rest/cors.ts). */
   CORS: onOff.default(true),
@@ -105,6 +85,34 @@ const envSchema = z.object({
   METRICS_TOKEN: z.string().min(16).optional(),
   /** One info log line per request (method, route, status, duration, request id, bucket). */
   ACCESS_LOG: z.enum(['on', 'off']).default('on'),
+  /** GET /api/events: the resume window (events older or beyond it are pruned by the indexer). */
+  EVENTS_RETAIN_HOURS: z.coerce.number().int().min(1).max(720).default(24),
+  EVENTS_RETAIN_COUNT: z.coerce.number().int().min(1).max(10_000_000).default(10_000),
+  /** GET /api/events: the `: ping` comment interval, and the open streams allowed per process and per client. */
+  EVENTS_HEARTBEAT_MS: z.coerce.number().int().min(100).max(300_000).default(15_000),
+  EVENTS_MAX_STREAMS: z.coerce.number().int().min(1).max(100_000).default(1000),
+  EVENTS_MAX_STREAMS_PER_CLIENT: z.coerce.number().int().min(1).max(1000).default(4),
+  /** Webhook URLs may resolve to private, loopback or link-local addresses (default: only in the self-contained mode). */
+  WEBHOOK_ALLOW_PRIVATE: boolish.optional(),
+  /** Webhook URLs may be plain http (default: only in the self-contained mode). */
+  WEBHOOK_ALLOW_HTTP: boolish.optional(),
+  /** Delays between the attempts of a delivery, e.g. `5s,30s,2m,1h`; after the last one the endpoint is disabled. */
+  WEBHOOK_RETRY_SCHEDULE: z.string().default('5s,30s,2m,10m,30m,1h,2h,4h,8h,8h'),
+  /** Bound of one delivery attempt (connect, TLS, request and response head). */
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  /** `off`: this process queues and serves webhooks but delivers none (another replica does). */
+  WEBHOOK_WORKER: onOff.default(true),
+  /** Deliveries one process makes at once. */
+  WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(8),
+  /** Seconds the previous secret keeps signing after a rotation. */
+  WEBHOOK_ROTATION_OVERLAP_S: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(30 * 86_400)
+    .default(86_400),
+  /** 32 bytes (64 hex characters or base64) sealing the webhook secrets at rest (AES-256-GCM). */
+  WEBHOOK_SECRETS_KEY: z.string().optional(),
 });
 
 export interface Config {
@@ -129,13 +137,25 @@ export interface Config {
   devnetActivityMs: number;
   indexer: 'embedded' | 'off';
   indexerConfirmations: number;
+  indexerReorgWindow: number;
+  indexerProgressSeconds: number;
+  indexerFirstPassSeconds: number;
   indexerPollMs: number;
   indexerChunkBlocks: number;
   rollupRefreshMs: number;
+  /** Background health check of subscribed positions (position.health_changed): interval, and wallets per run. */
+  healthCheckMs: number;
+  healthCheckMaxWallets: number;
   tokenPricesUsd: Record<string, number>;
   pilotBlockWindow: number;
   requestTimeoutMs: number;
   rpcTimeoutMs: number;
+  rpcQuoteTimeoutMs: number;
+  rpcLogsTimeoutMs: number;
+  rpcRetryCount: number;
+  rpcRetryDelayMs: number;
+  rpcBackoffMs: number;
+  rpcBackoffMaxMs: number;
   bodyLimitBytes: number;
   cors: boolean;
   httpCache: boolean;
@@ -143,6 +163,56 @@ export interface Config {
   compressionMinBytes: number;
   metricsToken: string | undefined;
   accessLog: boolean;
+  events: {
+    retainHours: number;
+    retainCount: number;
+    heartbeatMs: number;
+    maxStreams: number;
+    maxStreamsPerClient: number;
+  };
+  webhooks: WebhookConfig;
+}
+
+export interface WebhookConfig {
+  allowPrivate: boolean;
+  allowHttp: boolean;
+  /** Delay in ms before each retry; its length is the number of retries after the first attempt. */
+  retryScheduleMs: number[];
+  timeoutMs: number;
+  worker: boolean;
+  concurrency: number;
+  rotationOverlapSeconds: number;
+  /** The AES-256-GCM key of the secrets at rest; undefined: stored as given (a warning at start). */
+  secretsKey: Buffer | undefined;
+}
+
+const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** `5s,30s,2m,1h` → milliseconds; every delay positive, at most 30 of them. */
+export function parseRetrySchedule(text: string): number[] {
+  const delays = text.split(',').map((part) => {
+    const match = /^\s*(\d+(?:\.\d+)?)(ms|s|m|h|d)\s*$/.exec(part);
+    const value = match ? Number(match[1]) * DURATION_UNITS[match[2]!]! : Number.NaN;
+    if (!Number.isFinite(value) || value <= 0) {
+      throw new Error(
+        `invalid configuration: WEBHOOK_RETRY_SCHEDULE: "${part}" is not a duration like 30s, 2m or 1h`,
+      );
+    }
+    return Math.round(value);
+  });
+  if (delays.length > 30) throw new Error('invalid configuration: WEBHOOK_RETRY_SCHEDULE: at most 30 delays');
+  return delays;
+}
+
+function parseSecretsKey(text: string | undefined): Buffer | undefined {
+  if (text === undefined || text === '') return undefined;
+  const key = /^[0-9a-fA-F]{64}$/.test(text) ? Buffer.from(text, 'hex') : Buffer.from(text, 'base64');
+  if (key.length !== 32) {
+    throw new Error(
+      'invalid configuration: WEBHOOK_SECRETS_KEY: must be 32 bytes (64 hex characters or base64)',
+    );
+  }
+  return key;
 }
 
 function parsePrices(text: string): Record<string, number> {
@@ -201,13 +271,24 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     devnetActivityMs: e.DEVNET_ACTIVITY_MS,
     indexer: e.INDEXER,
     indexerConfirmations: e.INDEXER_CONFIRMATIONS,
+    indexerReorgWindow: e.INDEXER_REORG_WINDOW,
+    indexerProgressSeconds: e.INDEXER_PROGRESS_SECONDS,
+    indexerFirstPassSeconds: e.INDEXER_FIRST_PASS_SECONDS,
     indexerPollMs: e.INDEXER_POLL_MS,
     indexerChunkBlocks: e.INDEXER_CHUNK_BLOCKS,
     rollupRefreshMs: e.ROLLUP_REFRESH_MS,
+    healthCheckMs: e.HEALTH_CHECK_MS,
+    healthCheckMaxWallets: e.HEALTH_CHECK_MAX_WALLETS,
     tokenPricesUsd: { USDC: 1, USDT: 1, ...parsePrices(e.TOKEN_PRICES_USD) },
     pilotBlockWindow: e.PILOT_BLOCK_WINDOW,
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
     rpcTimeoutMs: e.RPC_TIMEOUT_MS,
+    rpcQuoteTimeoutMs: e.RPC_QUOTE_TIMEOUT_MS ?? e.RPC_TIMEOUT_MS,
+    rpcLogsTimeoutMs: e.RPC_LOGS_TIMEOUT_MS,
+    rpcRetryCount: e.RPC_RETRY_COUNT,
+    rpcRetryDelayMs: e.RPC_RETRY_DELAY_MS,
+    rpcBackoffMs: e.RPC_BACKOFF_MS,
+    rpcBackoffMaxMs: Math.max(e.RPC_BACKOFF_MAX_MS, e.RPC_BACKOFF_MS),
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     cors: e.CORS,
     httpCache: e.HTTP_CACHE,
@@ -215,18 +296,25 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     compressionMinBytes: e.COMPRESSION_MIN_BYTES,
     metricsToken: e.METRICS_TOKEN,
     accessLog: e.ACCESS_LOG === 'on',
+    events: {
+      retainHours: e.EVENTS_RETAIN_HOURS,
+      retainCount: e.EVENTS_RETAIN_COUNT,
+      heartbeatMs: e.EVENTS_HEARTBEAT_MS,
+      maxStreams: e.EVENTS_MAX_STREAMS,
+      maxStreamsPerClient: e.EVENTS_MAX_STREAMS_PER_CLIENT,
+    },
+    webhooks: {
+      // The self-contained mode (no DATABASE_URL, no CHAINS_FILE) is a local demo: its receivers are local too.
+      allowPrivate: e.WEBHOOK_ALLOW_PRIVATE ?? (e.DATABASE_URL === undefined && e.CHAINS_FILE === undefined),
+      allowHttp: e.WEBHOOK_ALLOW_HTTP ?? (e.DATABASE_URL === undefined && e.CHAINS_FILE === undefined),
+      retryScheduleMs: parseRetrySchedule(e.WEBHOOK_RETRY_SCHEDULE),
+      timeoutMs: e.WEBHOOK_TIMEOUT_MS,
+      worker: e.WEBHOOK_WORKER,
+      concurrency: e.WEBHOOK_CONCURRENCY,
+      rotationOverlapSeconds: e.WEBHOOK_ROTATION_OVERLAP_S,
+      secretsKey: parseSecretsKey(e.WEBHOOK_SECRETS_KEY),
+    },
   };
-}
-
-/** Reads and validates a chains file (CHAINS_FILE, or the devnet manifest). */
-export function readChainsFile(path: string): ChainConfig[] {
-  const raw: unknown = JSON.parse(readFileSync(path, 'utf8'));
-  const parsed = chainsFileSchema.safeParse(raw);
-  if (!parsed.success) {
-    const detail = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
-    throw new Error(`invalid chains file ${path}: ${detail}`);
-  }
-  return parsed.data.chains;
 }
 
 /**

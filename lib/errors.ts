@@ -71,6 +71,19 @@ export function isApiError(value: unknown): value is ApiError {
   return value instanceof ApiError;
 }
 
+/**
+ * `error` naming its parameter as the caller called it: one layer's names for the same parameters
+ * (`names`: the name inside → the caller's) in `parameter` and in the message. Anything else unchanged.
+ */
+export function withParameterNames(error: unknown, names: Readonly<Record<string, string>>): unknown {
+  const renamed = isApiError(error) && error.parameter ? names[error.parameter] : undefined;
+  if (!isApiError(error) || !error.parameter || !renamed) return error;
+  return ApiError.invalid(
+    renamed,
+    error.message.replace(new RegExp(`\\b${error.parameter}\\b`, 'g'), renamed),
+  );
+}
+
 /** The extensions an ApiError carries through GraphQL, and how to read them back. */
 export interface ApiErrorExtensions {
   [key: string]: unknown;

@@ -1,7 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { rpcHostOf } from '../chain/endpoints.js';
 import type { Db } from '../store/db.js';
-import type { Logger } from './logger.js';
+import { type Logger, unredacted } from './logger.js';
 
 /** What `fetchFn` of viem's http transport is given and answers. */
 type FetchFn = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
@@ -53,22 +54,76 @@ export class Metrics {
     labelNames: ['chain'] as const,
     registers: [this.registry],
   });
+  private readonly backfillRatio = new Gauge({
+    name: 'gateway_indexer_backfill_ratio',
+    help: 'Share of the chain indexed, from its start block to the confirmed head the indexer aims at (1: caught up)',
+    labelNames: ['chain'] as const,
+    registers: [this.registry],
+  });
+  private readonly backfillBlocksRate = new Gauge({
+    name: 'gateway_indexer_backfill_blocks_per_second',
+    help: 'Blocks indexed per second by the running sync (0 when caught up)',
+    labelNames: ['chain'] as const,
+    registers: [this.registry],
+  });
+  private readonly backfillLogsRate = new Gauge({
+    name: 'gateway_indexer_backfill_logs_per_second',
+    help: 'Logs indexed per second by the running sync (0 when caught up)',
+    labelNames: ['chain'] as const,
+    registers: [this.registry],
+  });
+  private readonly logRangeBlocks = new Gauge({
+    name: 'gateway_indexer_log_range_blocks',
+    help: 'Blocks one eth_getLogs asks for now: narrower after a provider refused a range, wider again after answers',
+    labelNames: ['chain'] as const,
+    registers: [this.registry],
+  });
+  private readonly reorgs = new Counter({
+    name: 'gateway_indexer_reorgs_total',
+    help: 'Reorgs that orphaned indexed blocks, rewound to the fork point',
+    labelNames: ['chain'] as const,
+    registers: [this.registry],
+  });
+  private readonly rewoundBlocks = new Counter({
+    name: 'gateway_indexer_rewound_blocks_total',
+    help: 'Indexed blocks orphaned by reorgs and rewound',
+    labelNames: ['chain'] as const,
+    registers: [this.registry],
+  });
   private readonly rpcCalls = new Counter({
     name: 'gateway_rpc_requests_total',
-    help: 'HTTP requests to chain RPC nodes (a JSON-RPC batch is one), by chain and client (gateway or indexer)',
-    labelNames: ['chain', 'client'] as const,
+    help: 'HTTP requests to chain RPC nodes (a JSON-RPC batch is one), by chain, client (gateway or indexer) and endpoint host',
+    labelNames: ['chain', 'client', 'host'] as const,
     registers: [this.registry],
   });
   private readonly rpcErrors = new Counter({
     name: 'gateway_rpc_errors_total',
-    help: 'RPC requests that failed: no connection, timeout or a non-2xx HTTP status, by chain and client',
-    labelNames: ['chain', 'client'] as const,
+    help: 'RPC requests that failed: no connection, timeout or a non-2xx HTTP status, by chain, client and endpoint host',
+    labelNames: ['chain', 'client', 'host'] as const,
+    registers: [this.registry],
+  });
+  private readonly rpcBackoffs = new Counter({
+    name: 'gateway_rpc_endpoint_backoffs_total',
+    help: 'Times an RPC endpoint was backed off, by chain, endpoint host and reason (rate_limited, timeout, unavailable, malformed, wrong_chain)',
+    labelNames: ['chain', 'host', 'reason'] as const,
+    registers: [this.registry],
+  });
+  private readonly rpcUp = new Gauge({
+    name: 'gateway_rpc_endpoint_up',
+    help: 'Whether an RPC endpoint is in use (1) or backed off (0) after its last request, by chain and endpoint host',
+    labelNames: ['chain', 'host'] as const,
     registers: [this.registry],
   });
   private readonly cacheLookups = new Counter({
     name: 'gateway_response_cache_lookups_total',
-    help: 'Response cache lookups of the cached reads (stats), by result (hit or miss)',
+    help: 'Response cache lookups of the cached reads (stats, badge, chains, strategy detail), by result (hit or miss)',
     labelNames: ['result'] as const,
+    registers: [this.registry],
+  });
+  private readonly webhookDeliveries = new Counter({
+    name: 'gateway_webhook_deliveries_total',
+    help: 'Webhook delivery attempts by outcome: delivered (2xx), retry (failed, another attempt queued), exhausted (failed, the last of the schedule: the endpoint is disabled)',
+    labelNames: ['outcome'] as const,
     registers: [this.registry],
   });
 
@@ -107,14 +162,58 @@ export class Metrics {
     this.indexerLag.set({ chain: result.chain }, Math.max(0, result.head - result.to));
   }
 
+  /** Where a running sync is, after each chunk it stored (and once more when it ends). */
+  indexerProgress(progress: {
+    chain: string;
+    head: number;
+    indexed: number;
+    ratio: number;
+    blocksPerSecond: number;
+    logsPerSecond: number;
+  }): void {
+    const chain = { chain: progress.chain };
+    this.indexerHead.set(chain, progress.head);
+    this.indexerIndexed.set(chain, progress.indexed);
+    this.indexerLag.set(chain, Math.max(0, progress.head - progress.indexed));
+    this.backfillRatio.set(chain, progress.ratio);
+    this.backfillBlocksRate.set(chain, progress.blocksPerSecond);
+    this.backfillLogsRate.set(chain, progress.logsPerSecond);
+  }
+
+  indexerLogRange(chain: string, blocks: number): void {
+    this.logRangeBlocks.set({ chain }, blocks);
+  }
+
+  indexerRewound(chain: string, blocks: number): void {
+    this.reorgs.inc({ chain });
+    this.rewoundBlocks.inc({ chain }, blocks);
+  }
+
+  webhookDelivery(outcome: 'delivered' | 'retry' | 'exhausted'): void {
+    this.webhookDeliveries.inc({ outcome });
+  }
+
   cacheLookup(hit: boolean): void {
     this.cacheLookups.inc({ result: hit ? 'hit' : 'miss' });
   }
 
-  /** A `fetchFn` for viem's http transport that counts requests and failures of `chain`. */
+  /**
+   * A `fetchFn` for viem's http transport that counts requests and failures of `chain` per endpoint
+   * host (host and port only: a URL's path and query may hold an API key).
+   */
   rpcFetch(chain: string, client: 'gateway' | 'indexer', inner: FetchFn = fetch): FetchFn {
-    const labels = { chain, client };
+    const byUrl = new Map<string, { chain: string; client: string; host: string }>();
+    const labelsOf = (input: string | URL | Request) => {
+      const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+      let labels = byUrl.get(url);
+      if (!labels) {
+        labels = { chain, client, host: rpcHostOf(url) };
+        if (byUrl.size < 64) byUrl.set(url, labels);
+      }
+      return labels;
+    };
     return async (input, init) => {
+      const labels = labelsOf(input);
       this.rpcCalls.inc(labels);
       try {
         const response = await inner(input, init);
@@ -125,6 +224,26 @@ export class Metrics {
         throw error;
       }
     };
+  }
+
+  rpcEndpointBackoff(chain: string, host: string, reason: string): void {
+    this.rpcBackoffs.inc({ chain, host, reason });
+  }
+
+  rpcEndpointUp(chain: string, host: string, up: boolean): void {
+    this.rpcUp.set({ chain, host }, up ? 1 : 0);
+  }
+
+  /** Open GET /api/events streams of this process, read when scraped. */
+  trackEventStreams(read: () => number): void {
+    new Gauge({
+      name: 'gateway_event_streams_open',
+      help: 'Server-Sent Events streams (GET /api/events) open on this process',
+      registers: [this.registry],
+      collect() {
+        this.set(read());
+      },
+    });
   }
 
   /** Connection pool gauges, read when scraped. */
@@ -165,13 +284,14 @@ export interface RequestLocals {
  * listener per request records the latency histogram and writes the access-log line. The route label
  * is the pattern the chain recorded in `res.locals.route` (or express's matched route), else
  * `unmatched`. The log line holds method, route, status, duration, request id and bucket only: never
- * headers, keys, query strings or bodies.
+ * headers, keys, query strings or bodies (so it is written without the redaction pass, `unredacted`).
  */
 export function requestObserver(
   metrics: Metrics | undefined,
   logger: Logger | undefined,
 ): ((req: IncomingMessage, res: ServerResponse) => void) | undefined {
   if (!metrics && !logger) return undefined;
+  const access = logger && unredacted(logger);
   return (req, res) => {
     const started = performance.now();
     res.once('finish', () => {
@@ -180,7 +300,7 @@ export function requestObserver(
       const route = locals.route ?? expressRoute(req) ?? UNMATCHED_ROUTE;
       const method = req.method ?? 'GET';
       metrics?.observeRequest(route, method, res.statusCode, seconds);
-      logger?.info(
+      access?.info(
         {
           method,
           route,

@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { ChainClients } from '../chain/clients.js';
 import type { ChainRegistry } from '../chain/registry.js';
+import type { CatalogueEventHub } from '../rest/eventHub.js';
 import type { Db } from '../store/db.js';
 import type { Config } from './config.js';
 import type { Logger } from './logger.js';
@@ -21,4 +22,6 @@ export interface Services {
   clients: ChainClients;
   /** Prometheus metrics of this instance (GET /metrics); absent where nothing serves them. */
   metrics?: Metrics;
+  /** The live stream of GET /api/events; absent where nothing serves it (tools, benches). */
+  events?: CatalogueEventHub;
 }

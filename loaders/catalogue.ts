@@ -3,7 +3,7 @@ import type { Address } from 'viem';
 import { erc20Abi } from '../chain/abi.js';
 import type { Services } from '../lib/services.js';
 import { type StrategyDetailRow, strategiesByHashes } from '../store/catalogue.js';
-import { type CatalogueRollup, readRollup } from '../store/rollups.js';
+import { readRollup, type StoredRollup } from '../store/rollups.js';
 
 /** What the catalogue shows of a token. */
 export interface TokenInfo {
@@ -17,7 +17,7 @@ export interface CatalogueLoaders {
   /** A token by `${chainKey}:${lowerCaseAddress}`: the registry first, then the token contract itself. */
   token: DataLoader<string, TokenInfo | null>;
   /** A roll-up by name, read once per request however many fields need it. */
-  rollup: DataLoader<string, { payload: CatalogueRollup; refreshedAt: Date } | null>;
+  rollup: DataLoader<string, StoredRollup | null>;
 }
 
 export const tokenKey = (chain: string, address: string): string => `${chain}:${address.toLowerCase()}`;

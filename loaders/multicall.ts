@@ -23,7 +23,17 @@ function keyOf(read: ContractRead): string {
  * reverts rejects only its own key; a failed round trip rejects every key of that chain with the RPC
  * error, for the caller to classify (`classifyRpcError`).
  */
-export function createMulticallLoader(services: Services): DataLoader<ContractRead, unknown, string> {
+export function createMulticallLoader(
+  services: Services,
+  options: {
+    /**
+     * Collect the reads of this many ms into one batch instead of one tick (the background health
+     * check: its positions' reads start after their own catalogue queries, not in one tick).
+     */
+    windowMs?: number;
+  } = {},
+): DataLoader<ContractRead, unknown, string> {
+  const { windowMs } = options;
   return new DataLoader<ContractRead, unknown, string>(
     async (reads) => {
       const results: unknown[] = new Array(reads.length);
@@ -57,6 +67,9 @@ export function createMulticallLoader(services: Services): DataLoader<ContractRe
       );
       return results;
     },
-    { cacheKeyFn: keyOf },
+    {
+      cacheKeyFn: keyOf,
+      ...(windowMs === undefined ? {} : { batchScheduleFn: (run: () => void) => setTimeout(run, windowMs) }),
+    },
   );
 }

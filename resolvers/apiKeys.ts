@@ -1,5 +1,6 @@
 import { createHash, randomInt, timingSafeEqual } from 'node:crypto';
 import { ApiError } from '../lib/errors.js';
+import { BUCKET_LIMITS } from '../rest/buckets.js';
 import { type ApiKeyRow, findApiKey, insertApiKey, listApiKeys, revokeApiKey } from '../store/apiKeys.js';
 import type { Db } from '../store/db.js';
 
@@ -11,6 +12,8 @@ export interface AuthenticatedKey {
   scopes: string[];
   origins: string[] | null;
   prepareLimitPerMinute: number;
+  /** The agreed `write` bucket (swaps, dock, approvals), requests per minute. */
+  writeLimitPerMinute: number;
 }
 
 export interface CreateKeyInput {
@@ -19,6 +22,7 @@ export interface CreateKeyInput {
   origins?: string[] | null;
   label?: string | null;
   prepareLimitPerMinute?: number | null;
+  writeLimitPerMinute?: number | null;
 }
 
 export interface CreatedKey {
@@ -29,7 +33,25 @@ export interface CreatedKey {
 }
 
 export const KNOWN_SCOPES = ['prepare'] as const;
-export const DEFAULT_PREPARE_LIMIT = 6;
+/** The limits of a key that agreed no other: the buckets' own (SPEC §8). */
+export const DEFAULT_PREPARE_LIMIT = BUCKET_LIMITS.prepare;
+export const DEFAULT_WRITE_LIMIT = BUCKET_LIMITS.write;
+/** The most an agreed bucket may be raised to, requests per minute. */
+export const MAX_AGREED_LIMIT = 100_000;
+
+/** An agreed limit of the input, or its default: a whole number 1..MAX_AGREED_LIMIT. */
+function agreedLimit(
+  value: number | null | undefined,
+  field: 'prepareLimitPerMinute' | 'writeLimitPerMinute',
+  fallback: number,
+): number {
+  const limit = value ?? fallback;
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_AGREED_LIMIT) {
+    throw ApiError.invalid(`input.${field}`, `${field} must be 1..${MAX_AGREED_LIMIT}.`);
+  }
+  return limit;
+}
+
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 const KEY_PATTERN = /^svc_(live|test)_([A-Za-z0-9]{8,32})_([A-Za-z0-9]{24,128})$/;
 /** One message for every cause, so that a 401 never tells which check failed (SPEC §5.6). */
@@ -66,10 +88,12 @@ export async function createKey(db: Db, input: CreateKeyInput): Promise<CreatedK
     }
   }
   const origins = input.origins ? input.origins.map(normaliseOrigin) : null;
-  const limit = input.prepareLimitPerMinute ?? DEFAULT_PREPARE_LIMIT;
-  if (!Number.isInteger(limit) || limit < 1 || limit > 100_000) {
-    throw ApiError.invalid('input.prepareLimitPerMinute', 'prepareLimitPerMinute must be 1..100000.');
-  }
+  const prepareLimit = agreedLimit(
+    input.prepareLimitPerMinute,
+    'prepareLimitPerMinute',
+    DEFAULT_PREPARE_LIMIT,
+  );
+  const writeLimit = agreedLimit(input.writeLimitPerMinute, 'writeLimitPerMinute', DEFAULT_WRITE_LIMIT);
   if (input.label && input.label.length > 200)
     throw ApiError.invalid('input.label', 'label is at most 200 characters.');
   const keyId = randomAlphanumeric(12);
@@ -81,7 +105,8 @@ export async function createKey(db: Db, input: CreateKeyInput): Promise<CreatedK
     scopes,
     origins,
     label: input.label ?? null,
-    prepare_limit_per_minute: limit,
+    prepare_limit_per_minute: prepareLimit,
+    write_limit_per_minute: writeLimit,
   });
   return {
     key: `svc_${input.environment}_${keyId}_${secret}`,
@@ -135,6 +160,7 @@ export async function authenticate(db: Db, authorization: string | undefined): P
     scopes: row.scopes,
     origins: row.origins,
     prepareLimitPerMinute: row.prepare_limit_per_minute,
+    writeLimitPerMinute: row.write_limit_per_minute,
   };
 }
 

@@ -1,33 +1,28 @@
-import { type Abi, type Address, getAddress, type Hex, isAddress } from 'viem';
-import { aquaAbi, erc20Abi, multicall3Abi, routerAbi } from '../chain/abi.js';
-import { classifyRpcError } from '../chain/clients.js';
-import type { ChainRegistry } from '../chain/registry.js';
-import type { ChainConfig, TokenConfig } from '../lib/config.js';
-import { ApiError } from '../lib/errors.js';
+import { type Address, getAddress, type Hex } from 'viem';
+import { aquaAbi, erc20Abi, routerAbi } from '../chain/abi.js';
 import type { Services } from '../lib/services.js';
 import type { Loaders } from '../loaders/index.js';
+import {
+  accountReads,
+  demoTokens,
+  nativeAmount,
+  pilotChain,
+  type TokenAmount,
+  tokenAmount,
+  upstream,
+} from './demo.js';
 
 /**
- * The two demo helpers of SPEC §4.7 and §4.8, over the test network: the pilot (demo wallets, their
- * shipped strategy, its recent swaps, the fee receiver's balance) and a balances look-up.
+ * The pilot of SPEC §4.7 over the test network: the demo wallets, their shipped strategy, its recent
+ * swaps and the fee receiver's balance, read live and kept in memory for a few seconds (with the times
+ * of the blocks the listed swaps sit in). The shared demo reads are in resolvers/demo.ts.
  */
 
 /** A pilot read is served from memory for this long, so a busy page does not hammer the RPC. */
 export const PILOT_CACHE_MS = 3_000;
 /** Swaps of the window listed, most recent first (the window's count and volume cover them all). */
 export const PILOT_SWAPS_LISTED = 25;
-export const MAX_BALANCE_ADDRESSES = 10;
-/** The tokens the demo reads balances of, when the test network lists them. */
-const DEMO_SYMBOLS = ['USDC', 'USDT'] as const;
 const TOKENS_COUNT_DOCKED = 0xff;
-
-/** An amount of a token (or of the native currency: `address` null), in base units. */
-export interface TokenAmount {
-  symbol: string;
-  address: string | null;
-  decimals: number | null;
-  amount: string;
-}
 
 export interface PilotWalletView {
   address: string;
@@ -75,136 +70,6 @@ export interface PilotView {
   };
   /** The protocol fee receiver's balances. Its address is deliberately never part of the view. */
   feeReceiver: { balances: TokenAmount[] };
-}
-
-export interface BalancesView {
-  chain: string;
-  chainId: number;
-  name: string;
-  accounts: { address: string; native: TokenAmount; tokens: TokenAmount[] }[];
-}
-
-/** The test network of the pilot: a testnet chain with `pilot` configured. */
-export function pilotChain(
-  registry: ChainRegistry,
-): ChainConfig & { pilot: NonNullable<ChainConfig['pilot']> } {
-  const chain = registry.list().find((c) => c.testnet && c.pilot);
-  if (!chain?.pilot) {
-    throw new ApiError('UPSTREAM_UNAVAILABLE', 'No test network with a pilot is configured on this service.');
-  }
-  return { ...chain, pilot: chain.pilot };
-}
-
-/** The test network of the balances look-up: the pilot's, else the first testnet chain. */
-export function demoChain(registry: ChainRegistry): ChainConfig {
-  const chains = registry.list().filter((c) => c.testnet);
-  const chain = chains.find((c) => c.pilot) ?? chains[0];
-  if (!chain) throw new ApiError('UPSTREAM_UNAVAILABLE', 'No test network is configured on this service.');
-  return chain;
-}
-
-/**
- * 1 to 10 addresses, each a valid EVM address (mixed case must carry a valid checksum); the culprit is
- * named as `addresses[i]` (0-based). Duplicates are allowed and read once; the result is checksummed.
- */
-export function parseAddressList(list: readonly string[], parameter = 'addresses'): Address[] {
-  if (list.length === 0 || list.length > MAX_BALANCE_ADDRESSES) {
-    throw ApiError.invalid(
-      parameter,
-      `${parameter} takes 1 to ${MAX_BALANCE_ADDRESSES} comma-separated addresses; got ${list.length}.`,
-    );
-  }
-  const seen = new Set<string>();
-  const out: Address[] = [];
-  list.forEach((raw, i) => {
-    const value = raw.trim();
-    if (!isAddress(value, { strict: true })) {
-      const shown = value.length > 50 ? `${value.slice(0, 50)}…` : value;
-      throw ApiError.invalid(
-        `${parameter}[${i}]`,
-        `${parameter}[${i}] (${JSON.stringify(shown)}) is not an EVM address: 0x and 40 hex characters, with a valid checksum when mixed-case.`,
-      );
-    }
-    const address = getAddress(value);
-    if (seen.has(address)) return;
-    seen.add(address);
-    out.push(address);
-  });
-  return out;
-}
-
-function demoTokens(chain: ChainConfig, registry: ChainRegistry): TokenConfig[] {
-  return DEMO_SYMBOLS.map((s) => registry.token(chain.key, s)).filter(
-    (t): t is TokenConfig => t !== undefined,
-  );
-}
-
-function tokenAmount(token: TokenConfig, amount: bigint): TokenAmount {
-  return {
-    symbol: token.symbol,
-    address: getAddress(token.address),
-    decimals: token.decimals,
-    amount: amount.toString(),
-  };
-}
-
-function nativeAmount(services: Services, chain: ChainConfig, amount: bigint): TokenAmount {
-  const native = services.clients.chain(chain.key).nativeCurrency;
-  return { symbol: native.symbol, address: null, decimals: native.decimals, amount: amount.toString() };
-}
-
-/** An RPC fault as the service's error; a revert inside a batch is the test network misbehaving. */
-function upstream(error: unknown, chainKey: string): ApiError {
-  return (
-    classifyRpcError(error, chainKey) ??
-    new ApiError('UPSTREAM_UNAVAILABLE', `A contract of chain "${chainKey}" did not answer as expected.`, {
-      cause: error,
-    })
-  );
-}
-
-/** The calls of one account: native (Multicall3 getEthBalance) and each token's balanceOf. */
-function accountReads(loaders: Loaders, chain: ChainConfig, tokens: TokenConfig[], owner: Address) {
-  const read = (address: string, abi: Abi, functionName: string, args: readonly unknown[]) =>
-    loaders.multicall.load({
-      chain: chain.key,
-      address: address as Address,
-      abi,
-      functionName,
-      args,
-    }) as Promise<bigint>;
-  return {
-    native: read(chain.multicall, multicall3Abi, 'getEthBalance', [owner]),
-    tokens: tokens.map((t) => read(t.address, erc20Abi, 'balanceOf', [owner])),
-  };
-}
-
-/** USDC, USDT and native balances of the addresses on the test network, in one multicall round trip. */
-export async function readBalances(
-  services: Services,
-  loaders: Loaders,
-  addresses: readonly string[],
-): Promise<BalancesView> {
-  const owners = parseAddressList(addresses);
-  const chain = demoChain(services.registry);
-  const tokens = demoTokens(chain, services.registry);
-  const pending = owners.map((owner) => accountReads(loaders, chain, tokens, owner));
-  try {
-    const accounts = await Promise.all(
-      owners.map(async (address, i) => {
-        const reads = pending[i]!;
-        const [native, ...balances] = await Promise.all([reads.native, ...reads.tokens]);
-        return {
-          address,
-          native: nativeAmount(services, chain, native!),
-          tokens: tokens.map((t, j) => tokenAmount(t, balances[j]!)),
-        };
-      }),
-    );
-    return { chain: chain.key, chainId: chain.chainId, name: chain.name ?? chain.key, accounts };
-  } catch (error) {
-    throw upstream(error, chain.key);
-  }
 }
 
 interface PilotState {

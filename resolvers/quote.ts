@@ -6,13 +6,7 @@
 import { type Address, getAddress, type Hex, keccak256 } from 'viem';
 import type { ChainClient } from '../chain/clients.js';
 import { decodeStrategy } from '../chain/order.js';
-import { decodeProgram, FEE_SCALE_1E9 } from '../chain/program.js';
-import {
-  createSimulationClient,
-  type SwapFunding,
-  simulateQuote,
-  simulationTemplate,
-} from '../chain/simulate.js';
+import { type SwapFunding, simulateQuote, simulationTemplate } from '../chain/simulate.js';
 import { exactInTakerTraits } from '../chain/takerTraits.js';
 import type { ChainConfig, TokenConfig } from '../lib/config.js';
 import { ApiError } from '../lib/errors.js';
@@ -20,6 +14,7 @@ import type { Services } from '../lib/services.js';
 import type { GraphQLContext } from '../schema/context.js';
 import type { StrategyDetailRow } from '../store/catalogue.js';
 import type { Db } from '../store/db.js';
+import { type FeeStep, feeSteps, programFees, type QuoteFee } from './quoteFees.js';
 
 /** What a quote reads of a catalogue row (the catalogue's `strategiesByHash` loader gives more). */
 type QuoteStrategyRow = Pick<
@@ -60,16 +55,6 @@ export interface QuoteToken {
   symbol: string;
   address: string;
   decimals: number;
-}
-
-/** A fee of the program on this input: base units of tokenIn, and its rate. */
-export interface QuoteFee {
-  amount: string;
-  /** On-chain rate (1e9 = 100%). */
-  fee1e9: number;
-  /** The API's 1e7 scale (5000 = 0.05%). */
-  bps: number;
-  percent: string;
 }
 
 export interface QuoteResult {
@@ -155,68 +140,6 @@ export function quotableTokens(
   return { tokenA, tokenB };
 }
 
-function percentText(fee1e9: number): string {
-  // percent = fee1e9 / 1e7, exactly.
-  const whole = Math.floor(fee1e9 / 1e7);
-  const frac = String(fee1e9 % 1e7)
-    .padStart(7, '0')
-    .replace(/0+$/, '');
-  return frac ? `${whole}.${frac}` : String(whole);
-}
-
-function feeOf(amount: bigint, fee1e9: number): QuoteFee {
-  return { amount: amount.toString(), fee1e9, bps: fee1e9 / 100, percent: percentText(fee1e9) };
-}
-
-type FeeStep = { kind: 'protocol' | 'maker'; fee1e9: number };
-
-/** The fee instructions of a program before its curve, in order (decoded once per strategy). */
-export function feeSteps(program: Hex): FeeStep[] {
-  const steps: FeeStep[] = [];
-  for (const instruction of decodeProgram(program)) {
-    if (instruction.name === 'XYCSwap') break;
-    if (instruction.name === 'AquaProtocolFeeAmountIn' && instruction.decoded) {
-      steps.push({ kind: 'protocol', fee1e9: instruction.decoded.fee1e9 });
-    } else if (instruction.name === 'FlatFeeAmountIn' && instruction.decoded) {
-      steps.push({ kind: 'maker', fee1e9: instruction.decoded.fee1e9 });
-    }
-  }
-  return steps;
-}
-
-/**
- * The fees the program takes from `amountIn`, walking its instructions in order as the router does up
- * to the curve: the protocol fee rounds down, the maker's flat fee rounds up (PROTOCOL.md).
- */
-export function programFees(
-  program: Hex | FeeStep[],
-  amountIn: bigint,
-): { protocolFee: QuoteFee; makerFee: QuoteFee | null } {
-  const scale = BigInt(FEE_SCALE_1E9);
-  let remaining = amountIn;
-  const protocol = { amount: 0n, fee1e9: 0 };
-  const maker = { amount: 0n, fee1e9: 0, present: false };
-  for (const step of typeof program === 'string' ? feeSteps(program) : program) {
-    const rate = BigInt(step.fee1e9);
-    if (step.kind === 'protocol') {
-      const fee = (remaining * rate) / scale;
-      remaining -= fee;
-      protocol.amount += fee;
-      protocol.fee1e9 += step.fee1e9;
-    } else {
-      const fee = (remaining * rate + scale - 1n) / scale;
-      remaining -= fee;
-      maker.amount += fee;
-      maker.fee1e9 += step.fee1e9;
-      maker.present = true;
-    }
-  }
-  return {
-    protocolFee: feeOf(protocol.amount, protocol.fee1e9),
-    makerFee: maker.present ? feeOf(maker.amount, maker.fee1e9) : null,
-  };
-}
-
 export function effectivePrice(
   amountIn: bigint,
   amountOut: bigint,
@@ -264,21 +187,9 @@ function cacheOf(db: Db): Map<string, Quotable> {
   return cache;
 }
 
-/** The simulation's client per service and chain (node:http keep-alive; see chain/nodeFetch.ts). */
-const simulationClients = new WeakMap<Services['clients'], Map<string, ChainClient>>();
-
+/** The simulation's client of the chain (node:http keep-alive, the quote timeout; chain/clients.ts). */
 export function simulationClient(services: Services, chain: ChainConfig): ChainClient {
-  let byChain = simulationClients.get(services.clients);
-  if (!byChain) {
-    byChain = new Map();
-    simulationClients.set(services.clients, byChain);
-  }
-  let client = byChain.get(chain.key);
-  if (!client) {
-    client = createSimulationClient(chain, { rpcTimeoutMs: services.config.rpcTimeoutMs });
-    byChain.set(chain.key, client);
-  }
-  return client;
+  return services.clients.simulation(chain.key);
 }
 
 /** Reads the row and checks what never changes; a 404 or a 422 saying why it is not simulated. */

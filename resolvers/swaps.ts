@@ -27,14 +27,13 @@ import {
   effectivePrice,
   HASH_PATTERN,
   parseQuoteAmount,
-  programFees,
   QUOTE_DIRECTIONS,
   type QuoteDirection,
-  type QuoteFee,
   type QuoteToken,
   quotableTokens,
   simulationClient,
 } from './quote.js';
+import { programFees, type QuoteFee } from './quoteFees.js';
 
 export const SWAP_LIMITS = {
   defaultSlippageBps: 50,

@@ -139,7 +139,7 @@ export function createApp(options: AppOptions): (req: IncomingMessage, res: Serv
             .then((result) => {
               if (result.streamed) return;
               for (const [name, value] of Object.entries(result.headers ?? {})) res.setHeader(name, value);
-              sendJson(res, result.status ?? 200, result.body, cache);
+              sendJson(res, result.status ?? 200, result.body, cache, result.cachedData);
             }, next);
         };
         if (!route.body) return run();
@@ -228,9 +228,17 @@ export function createApp(options: AppOptions): (req: IncomingMessage, res: Serv
   };
   if (!compress) return serve;
   return (req, res) => {
-    if (req.headers['accept-encoding'] === undefined) return serve(req, res);
+    if (req.headers['accept-encoding'] === undefined || isStream(req.url)) return serve(req, res);
     compress(req as Request, res as Response, () => serve(req, res));
   };
+}
+
+/**
+ * GET /api/events writes each message as it happens: a compressor would hold it back until its buffer
+ * fills (the route also says `no-transform`, which the compression middleware honours).
+ */
+function isStream(url: string | undefined): boolean {
+  return url === '/api/events' || url?.startsWith('/api/events?') === true;
 }
 
 /** Names the route of a mounted handler (no express route pattern) for the metrics and the access log. */

@@ -14,11 +14,16 @@ export const BUCKET_LIMITS = {
   prepare: 6,
   /**
    * SPEC §8 `ship, swap (write)`: per key, shared by every path that prepares a transaction against a
-   * live position: POST /v1/positions/{id}/dock, POST /v1/positions/{id}/approvals, POST /v1/swaps.
+   * live position: POST /v1/positions/{id}/dock, POST /v1/positions/{id}/approvals, POST /v1/swaps;
+   * at the key's agreed limit (writeLimitPerMinute); this is the default.
    */
   write: 6,
   /** GET /v1/positions/{id}: per key. SPEC §8 lists no bucket for it; reads of one's own positions. */
   positions: 60,
+  /** GET /api/events: per client, each connect (a stream open for hours counts once). */
+  events: 30,
+  /** /v1/webhooks and its sub-paths (issue 19): per key, every method. */
+  webhooks: 30,
   /** The reference (/docs, /docs/errors/*, /openapi.json): per client. */
   docs: 120,
   /** The operator page and its assets (/, /demo, /web/*): per client. */

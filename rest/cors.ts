@@ -8,7 +8,7 @@ import type { Db } from '../store/db.js';
  * Browser access (CORS, the Fetch standard).
  *
  * Public reads (/api/stats, /api/chains, /api/strategies, /api/strategy-detail, /api/quote, /api/badge,
- * /openapi.json): any page may read them, without credentials: `Access-Control-Allow-Origin: *` on
+ * /api/events, /openapi.json): any page may read them, without credentials: `Access-Control-Allow-Origin: *` on
  * every response, errors and 429s included (a page can read the envelope and Retry-After), with the
  * headers a page needs exposed (EXPOSED). A preflight (OPTIONS) is answered 204 with the allowed
  * methods and request headers and a Max-Age; it counts against the path's bucket like any request
@@ -36,8 +36,11 @@ export const EXPOSED = [
   'Retry-After',
   'ETag',
 ];
-/** Request headers a page may send to a public read (If-None-Match: its own revalidation). */
-const PUBLIC_REQUEST_HEADERS = ['If-None-Match', 'X-Request-Id'];
+/**
+ * Request headers a page may send to a public read (If-None-Match: its own revalidation; Last-Event-ID:
+ * an EventSource resuming GET /api/events).
+ */
+const PUBLIC_REQUEST_HEADERS = ['If-None-Match', 'X-Request-Id', 'Last-Event-ID'];
 /** Request headers a page may send to /v1. */
 const KEY_REQUEST_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id'];
 /** Seconds a browser may keep a preflight's answer (Chromium caps it at 7200, Firefox at 86400). */
@@ -51,6 +54,7 @@ export const PUBLIC_READS = new Set([
   '/api/strategy-detail',
   '/api/quote',
   '/api/badge',
+  '/api/events',
 ]);
 
 /** The allowed methods of a path serving `methods` (GET brings HEAD). */

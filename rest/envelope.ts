@@ -31,13 +31,32 @@ export function errorEnvelope(error: ApiError, requestId: string, docsUrl: strin
 /**
  * Writes a JSON body without express's etag and content negotiation: the hot paths pay for nothing else.
  * `cache` (rest/httpCache.ts): the path's Cache-Control and ETag on a 200, and a 304 instead of the
- * body when the request's If-None-Match names the current tag.
+ * body when the request's If-None-Match names the current tag; for a body built around a cached
+ * `data` string (`data`), its gzip / br bytes from the once-compressed prefix when the client asks.
  */
-export function sendJson(res: Response, status: number, body: unknown, cache?: HttpCache): void {
+export function sendJson(
+  res: Response,
+  status: number,
+  body: unknown,
+  cache?: HttpCache,
+  data?: string,
+): void {
   // A string, not a Buffer: node writes it to the socket as it is, where a 16 KB Buffer per response is
   // external memory that brings on full garbage collections (tail latency of bench/catalogue.ts).
   const text = typeof body === 'string' ? body : JSON.stringify(body);
-  if (cache !== undefined && status === 200 && cache.apply(res.req, res, text)) return;
+  if (cache !== undefined && status === 200) {
+    if (cache.apply(res.req, res, text, data)) return;
+    const encoded = cache.precompressed(res.req, text, data);
+    if (encoded !== undefined) {
+      // The compression wrapper, when present, leaves a body with a Content-Encoding as it is.
+      res.statusCode = status;
+      res.setHeader('Content-Type', 'application/json; charset=utf-8');
+      res.setHeader('Content-Encoding', encoded.encoding);
+      res.setHeader('Content-Length', encoded.bytes.length);
+      res.end(encoded.bytes);
+      return;
+    }
+  }
   res.statusCode = status;
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
   res.setHeader('Content-Length', Buffer.byteLength(text));

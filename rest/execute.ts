@@ -1,42 +1,52 @@
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { type DocumentNode, execute, type GraphQLSchema, parse, validate } from 'graphql';
-import { ApiError, isApiError } from '../lib/errors.js';
+import { ApiError, isApiError, withParameterNames } from '../lib/errors.js';
 import type { GraphQLContext } from '../schema/context.js';
+import { type EnumPlan, enumPlanOf, toGraphQLVariables, toInternalValues } from './enumPlan.js';
 import manifest from './generated/persisted-documents.json' with { type: 'json' };
 
 type Persisted<R, V> = TypedDocumentNode<R, V> & { __meta__?: { hash?: string } };
 
 /**
  * Runs the REST facade's persisted operations in-process. Only documents of the codegen manifest can
- * run: each is parsed and validated against the schema once, then looked up by its hash.
+ * run: each is parsed and validated against the schema once, then looked up by its hash. Enum values
+ * cross in the REST spelling (rest/enumPlan.ts): variables are translated to the graph's names, results
+ * back, as the codegen types say (rest/generated/enum-values.json).
  */
 export class PersistedOperations {
-  private readonly documents = new Map<string, DocumentNode>();
+  private readonly documents = new Map<string, { document: DocumentNode; enums: EnumPlan }>();
 
   constructor(private readonly schema: GraphQLSchema) {
     for (const [hash, source] of Object.entries(manifest as Record<string, string>)) {
       const document = parse(source);
       const errors = validate(schema, document);
       if (errors.length > 0) throw new Error(`persisted operation ${hash} is invalid: ${errors[0]?.message}`);
-      this.documents.set(hash, document);
+      this.documents.set(hash, { document, enums: enumPlanOf(schema, document) });
     }
   }
 
+  /**
+   * `parameters`: the REST name of a variable the route names otherwise (a connection's `first` and
+   * `after` are the path's `limit` and `cursor`), so that a refusal names what the client sent.
+   */
   async run<R, V extends Record<string, unknown>>(
     operation: Persisted<R, V>,
     variables: V,
     context: GraphQLContext,
+    parameters: Readonly<Record<string, string>> = {},
   ): Promise<R> {
     const hash = operation.__meta__?.hash;
-    const document = hash ? this.documents.get(hash) : undefined;
-    if (!document) throw new Error(`operation ${hash ?? '(no hash)'} is not in the persisted manifest`);
+    const persisted = hash ? this.documents.get(hash) : undefined;
+    if (!persisted) throw new Error(`operation ${hash ?? '(no hash)'} is not in the persisted manifest`);
     const result = await execute({
       schema: this.schema,
-      document,
-      variableValues: variables,
+      document: persisted.document,
+      variableValues: toGraphQLVariables(persisted.enums, variables),
       contextValue: context,
     });
-    if (result.errors && result.errors.length > 0) throw toApiError(result.errors);
+    if (result.errors && result.errors.length > 0)
+      throw withParameterNames(toApiError(result.errors), parameters);
+    toInternalValues(persisted.enums.output, result.data);
     return result.data as R;
   }
 }

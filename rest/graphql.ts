@@ -16,7 +16,7 @@ import {
   limitRefusalsAre400,
   listCostPlugin,
 } from './graphqlLimits.js';
-import { STATS_CACHE_SECONDS } from './routes/catalogue.js';
+import { STATS_CACHE_SECONDS } from './routes/catalogueData.js';
 
 /**
  * Types of the GraphQL response cache that may be kept, and for how long: the roll-up behind

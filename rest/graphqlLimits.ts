@@ -24,11 +24,13 @@ export const GRAPHQL_LIMITS = {
   directives: 10,
   /**
    * graphql-armor's shape cost (each object 2, each scalar 1, ×1.5 per level): bounds breadth × depth,
-   * blind to list sizes. Its default, which every real report here stays far below (~300).
+   * blind to list sizes. A Relay page puts its nodes two levels down (edges, node), ×2.25: a page of
+   * strategies with every field of the REST list costs ~13 800, a search page ~28 000, so 10× the
+   * library's default (5 000); the list cost below bounds what a document fans out to.
    */
-  shapeCost: 5_000,
+  shapeCost: 50_000,
   /**
-   * Estimated fields resolved: a field with a `limit` argument resolves its selection `limit` times
+   * Estimated fields resolved: a field with a `limit` (or Relay `first`) argument resolves its selection that many times
    * (defaults applied, variables read), every other field costs 1. A full page of 100 strategies with
    * 20 fields each is ~2 200; 100 strategies with 50 swaps of 3 fields is ~15 400; the issue's bomb is
    * 210 × ~30 300. Bounds the rows and statements one document can fan out to.
@@ -85,9 +87,12 @@ export function armorPlugin(): Plugin {
   }) as Plugin;
 }
 
-/** A list field with a `limit` argument costs its selection `limit` times (graphql-query-complexity). */
+/**
+ * A list field with a `limit` argument, or a connection with `first`, costs its selection that many
+ * times (graphql-query-complexity; connection arguments carry their default page size).
+ */
 const limitEstimator: ComplexityEstimator = ({ args, childComplexity }) => {
-  const limit: unknown = args.limit;
+  const limit: unknown = args.limit ?? args.first;
   // No `limit` argument: the next estimator (1 + its selection) decides.
   if (typeof limit !== 'number' || !Number.isFinite(limit)) return undefined;
   return 1 + Math.max(0, limit) * childComplexity;

@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import Negotiator from 'negotiator';
 import type { Config } from '../lib/config.js';
+import { type Encoding, PrecompressedPrefix } from './precompressed.js';
 
 /**
  * HTTP caching of the reads (RFC 9111 Cache-Control, RFC 9110 ETag / If-None-Match / 304).
@@ -12,12 +14,13 @@ import type { Config } from '../lib/config.js';
  *   is shared by every replica through Redis), `no-cache` before the first roll-up (nothing cached);
  * - /api/badge: `public, max-age=<the body's cacheSeconds>`: 300 for a working badge (what the badge
  *   renderers floor at anyway), 30 for the "unavailable" badge, so that it is asked for again soon;
- * - /api/chains, /api/strategies, /api/strategy-detail: `public, max-age=<the indexer's poll
+ * - /api/chains, /api/strategies, /api/strategy-detail, /api/makers/{address},
+ *   /api/strategies/{hash}/activity: `public, max-age=<the indexer's poll
  *   interval>` (at least 1 s): what a list, a detail or a chain's indexer block can be behind anyway;
  * - /api/quote (a simulation at the current block) and every /v1 path: `no-store`;
  * - every error envelope: `no-store` (envelope.ts `sendError`): a 429 or a 503 is never reused.
  *
- * The first five also carry a strong ETag and answer `If-None-Match` with 304 (weak comparison, as
+ * The first seven also carry a strong ETag and answer `If-None-Match` with 304 (weak comparison, as
  * RFC 9110 §13.1.2 asks of If-None-Match: `W/"x"` matches `"x"`; `*` matches any). The ETag covers what
  * identifies the representation's content, not the bytes: a read's body is `{ data, meta }` and `meta`
  * is per request (requestId, generatedAt, freshnessSeconds, cached), so a tag over the whole body would
@@ -27,7 +30,10 @@ import type { Config } from '../lib/config.js';
  * If-None-Match brings a new `meta` around the same `data`.
  *
  * Per request this is a few header writes and, for a body whose `data` is the one this path answered
- * last (the cached stats: every hit), a string comparison instead of a hash.
+ * last, a string comparison instead of a hash. A body built around a cached `data` string
+ * (rest/responseCache.ts `serialisedReadBody`; the sender passes that string) is matched by identity,
+ * without slicing or comparing the body, and its gzip / br bytes are built from a prefix compressed
+ * once per cached `data` (rest/precompressed.ts): a cached hit pays neither a hash nor a compression.
  */
 
 /** Where the per-request `meta` of a `{ data, meta }` body begins (meta is always its last member). */
@@ -69,6 +75,8 @@ export function cachePolicy(path: string, config: Config, sources: CacheSources)
     case '/api/chains':
     case '/api/strategies':
     case '/api/strategy-detail':
+    case '/api/makers/:address':
+    case '/api/strategies/:hash/activity':
       return { cacheControl: () => live, etag: true };
     case '/api/quote':
       return NO_STORE;
@@ -82,6 +90,10 @@ export function representation(text: string): string {
   const meta = text.startsWith('{"data":') ? text.lastIndexOf(META) : -1;
   return meta < 0 ? text : text.slice(0, meta);
 }
+
+/** Most contents, and most characters in all, whose tag one path keeps (HttpCache `tags`). */
+const TAG_MEMO_ENTRIES = 32;
+const TAG_MEMO_CHARS = 1_048_576;
 
 /** A strong entity tag over `content`: its SHA-1, quoted. */
 export function strongTag(content: string): string {
@@ -98,33 +110,118 @@ export function noneMatch(header: string, etag: string): boolean {
   return false;
 }
 
+/** The prefix of a `{ data, meta }` body before its `data`. */
+const DATA_START = '{"data":';
+
+/** Encodings the `compression` package offers, in its order of preference on equal q. */
+const OFFERED = ['br', 'gzip', 'deflate', 'identity'];
+const PREFERRED = ['br', 'gzip'];
+/** The chosen encoding per Accept-Encoding value: the same few values repeat (bounded). */
+const NEGOTIATED = new Map<string, Encoding | null>();
+
+/** br or gzip when the request's Accept-Encoding picks one as the `compression` package would, else null. */
+export function negotiatedEncoding(req: IncomingMessage): Encoding | null {
+  const accept = req.headers['accept-encoding'];
+  if (accept === undefined) return null;
+  let chosen = NEGOTIATED.get(accept);
+  if (chosen === undefined) {
+    // negotiator 1.x takes the preferred order as a second argument (its 0.6 typings do not say so).
+    const encoding = (
+      new Negotiator(req).encoding as (available: string[], options: { preferred: string[] }) => string
+    )(OFFERED, { preferred: PREFERRED });
+    chosen = encoding === 'br' || encoding === 'gzip' ? encoding : null;
+    if (NEGOTIATED.size < 256) NEGOTIATED.set(accept, chosen);
+  }
+  return chosen;
+}
+
 /**
  * The caching of one path's successful responses. `apply` sets Cache-Control (and ETag) and answers
  * 304 when the request's If-None-Match names the current tag; it returns whether it answered.
  */
 export class HttpCache {
-  private lastContent = '';
-  private lastTag = '';
+  /**
+   * The tags of the last contents this path answered, oldest first (content -> tag): a list is asked
+   * for a few pages over and over, each the same until the indexer changes it, and looking a 16 KB page
+   * up here (hash and compare) costs ~1 µs where its SHA-1 costs ~10 µs (bench/catalogue.ts). Bounded
+   * by entries and by characters, so a path of large or ever-new bodies keeps little.
+   */
+  private readonly tags = new Map<string, string>();
+  private tagChars = 0;
+  /** The cached `data` string the last identified body was built around, its tag and compressed prefix. */
+  private lastData: string | undefined;
+  private dataTag = '';
+  private prefix: PrecompressedPrefix | undefined;
 
-  constructor(private readonly policy: HttpCachePolicy) {}
+  constructor(
+    private readonly policy: HttpCachePolicy,
+    /** Bodies of at least this many bytes are compressed when asked; null: no compression. */
+    private readonly compressFrom: number | null = null,
+  ) {}
 
-  apply(req: IncomingMessage, res: ServerResponse, text: string): boolean {
+  /**
+   * `data`: the cached JSON text of the body's `data` when `text` is `{"data":<data>,"meta":…}` built
+   * around it (serialisedReadBody).
+   */
+  apply(req: IncomingMessage, res: ServerResponse, text: string, data?: string): boolean {
     res.setHeader('Cache-Control', this.policy.cacheControl(text));
     if (!this.policy.etag) return false;
     // The body is chosen by Accept-Encoding too (compression): shared caches must key on it.
     res.setHeader('Vary', 'Accept-Encoding');
-    const content = representation(text);
-    if (content !== this.lastContent) {
-      this.lastTag = strongTag(content);
-      this.lastContent = content;
-    }
-    const tag = this.lastTag;
+    const tag = data === undefined ? this.tagOf(text) : this.tagOfData(data);
     res.setHeader('ETag', tag);
     const condition = req.headers['if-none-match'];
     if (condition === undefined || !noneMatch(condition, tag)) return false;
     res.statusCode = 304;
     res.end();
     return true;
+  }
+
+  /**
+   * The body br- or gzip-encoded from the compressed prefix of its cached `data`, when the request asks
+   * for one of them, the body is over the threshold and `data` is the one `apply` just identified.
+   */
+  precompressed(
+    req: IncomingMessage,
+    text: string,
+    data: string | undefined,
+  ): { encoding: Encoding; bytes: Buffer } | undefined {
+    if (this.compressFrom === null || data === undefined || data !== this.lastData) return undefined;
+    if (req.method !== 'GET' || !text.startsWith(DATA_START)) return undefined;
+    const encoding = negotiatedEncoding(req);
+    if (encoding === null) return undefined;
+    this.prefix ??= new PrecompressedPrefix(DATA_START + data);
+    const suffix = text.slice(DATA_START.length + data.length);
+    if (this.prefix.length + suffix.length < this.compressFrom) return undefined;
+    const bytes = this.prefix.encode(encoding, suffix);
+    return bytes && { encoding, bytes };
+  }
+
+  private tagOf(text: string): string {
+    const content = representation(text);
+    const known = this.tags.get(content);
+    if (known !== undefined) return known;
+    const tag = strongTag(content);
+    if (content.length <= TAG_MEMO_CHARS) {
+      this.tags.set(content, tag);
+      this.tagChars += content.length;
+      for (const [oldest] of this.tags) {
+        if (this.tags.size <= TAG_MEMO_ENTRIES && this.tagChars <= TAG_MEMO_CHARS) break;
+        this.tags.delete(oldest);
+        this.tagChars -= oldest.length;
+      }
+    }
+    return tag;
+  }
+
+  /** The same tag as `tagOf` gives the body (the SHA-1 of `{"data":<data>`), memoized per `data`. */
+  private tagOfData(data: string): string {
+    if (data !== this.lastData) {
+      this.dataTag = strongTag(DATA_START + data);
+      this.lastData = data;
+      this.prefix = undefined;
+    }
+    return this.dataTag;
   }
 }
 
@@ -138,7 +235,8 @@ export function httpCaches(
   if (!config.httpCache) return caches;
   for (const path of paths) {
     const policy = cachePolicy(path, config, sources);
-    if (policy) caches.set(path, new HttpCache(policy));
+    if (policy)
+      caches.set(path, new HttpCache(policy, config.compression ? config.compressionMinBytes : null));
   }
   return caches;
 }

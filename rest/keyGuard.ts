@@ -30,19 +30,29 @@ const MAX_KNOWN_LIMITS = 10_000;
  * authenticated by the look-up alone, so revocation still takes effect on the next request.
  */
 class KeyLimits {
-  private readonly known = new Map<string, number>();
+  private readonly known = new Map<string, AgreedLimits>();
 
-  limitOf(keyId: string): number | undefined {
+  limitsOf(keyId: string): AgreedLimits | undefined {
     return this.known.get(keyId);
   }
 
-  remember(key: AuthenticatedKey): void {
+  /** Keeps the key's agreed limits for its next requests, and returns them. */
+  remember(key: AuthenticatedKey): AgreedLimits {
     if (!this.known.has(key.keyId) && this.known.size >= MAX_KNOWN_LIMITS) {
       const oldest = this.known.keys().next().value;
       if (oldest !== undefined) this.known.delete(oldest);
     }
-    this.known.set(key.keyId, key.prepareLimitPerMinute);
+    const limits = agreedLimitsOf(key);
+    this.known.set(key.keyId, limits);
+    return limits;
   }
+}
+
+/** The buckets a key may have raised (createApiKey's prepareLimitPerMinute, writeLimitPerMinute). */
+type AgreedLimits = Record<'prepare' | 'write', number>;
+
+function agreedLimitsOf(key: AuthenticatedKey): AgreedLimits {
+  return { prepare: key.prepareLimitPerMinute, write: key.writeLimitPerMinute };
 }
 
 interface Subject {
@@ -50,8 +60,10 @@ interface Subject {
   limit: number;
 }
 
-function keySubject(bucket: Bucket, keyId: string, agreedLimit: number): Subject {
-  return { id: `key:${keyId}`, limit: bucket === 'prepare' ? agreedLimit : BUCKET_LIMITS[bucket] };
+/** A key's own count of a bucket: at the key's agreed limit for prepare and write, the bucket's otherwise. */
+function keySubject(bucket: Bucket, keyId: string, agreed: AgreedLimits): Subject {
+  const limit = bucket === 'prepare' || bucket === 'write' ? agreed[bucket] : BUCKET_LIMITS[bucket];
+  return { id: `key:${keyId}`, limit };
 }
 
 /**
@@ -94,7 +106,7 @@ export function keyGuard(
       res.locals.authError = unauthorized();
       return;
     }
-    const agreed = keyLimits.limitOf(keyId);
+    const agreed = keyLimits.limitsOf(keyId);
     if (agreed !== undefined) {
       const subject = keySubject(bucket, keyId, agreed);
       if (await limitOptions.limits.exhausted(bucket, subject.id, subject.limit)) {
@@ -107,9 +119,8 @@ export function keyGuard(
     }
     try {
       const key = await authenticate(services.db, req.headers.authorization);
-      keyLimits.remember(key);
       res.locals.apiKey = key;
-      res.locals.bucketSubject = keySubject(bucket, key.keyId, key.prepareLimitPerMinute);
+      res.locals.bucketSubject = keySubject(bucket, key.keyId, keyLimits.remember(key));
     } catch (error) {
       // A 401 and a store failure alike are reported after the bucket, so they carry its headers.
       res.locals.authError = error;

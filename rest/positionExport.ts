@@ -81,21 +81,26 @@ export const csvLine = (p: ListedPosition) => `${csvValues(p).map(csvCell).join(
 export const ndjsonLine = (p: ListedPosition) => `${JSON.stringify(p)}\n`;
 
 /**
- * Writes `chunk`, waiting for 'drain' when the socket's buffer is full. False when the client has gone
- * (the export stops instead of reading more pages for nobody).
+ * A writer of `res` that honours backpressure: `write(chunk)` resolves once the chunk is taken, after
+ * 'drain' when the buffer was full; false when the client has gone (the export stops instead of reading
+ * more pages for nobody). One 'drain' and one 'close' listener for the whole response, not one per
+ * wait: under the `compression` wrapper, `res.on('drain')` lands on its zlib stream and `res.off`
+ * does not reach it, so a listener per wait piled up there (MaxListenersExceededWarning after 11 pages).
  */
-export function writeChunk(res: Response, chunk: string): Promise<boolean> {
-  if (res.destroyed || res.writableEnded) return Promise.resolve(false);
-  if (res.write(chunk)) return Promise.resolve(true);
-  return new Promise((resolve) => {
-    const done = (ok: boolean) => {
-      res.off('drain', onDrain);
-      res.off('close', onClose);
-      resolve(ok);
-    };
-    const onDrain = () => done(true);
-    const onClose = () => done(false);
-    res.on('drain', onDrain);
-    res.on('close', onClose);
-  });
+export function chunkWriter(res: Response): (chunk: string) => Promise<boolean> {
+  let waiting: ((ok: boolean) => void) | null = null;
+  const settle = (ok: boolean) => {
+    const resolve = waiting;
+    waiting = null;
+    resolve?.(ok);
+  };
+  res.on('drain', () => settle(true));
+  res.on('close', () => settle(false));
+  return (chunk) => {
+    if (res.destroyed || res.writableEnded) return Promise.resolve(false);
+    if (res.write(chunk)) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      waiting = resolve;
+    });
+  };
 }

@@ -149,18 +149,38 @@ export class ResponseCache {
   }
 }
 
-const caches = new WeakMap<Services, ResponseCache>();
+const caches = new WeakMap<Services, Map<string, ResponseCache>>();
 
-/** The response cache of a running service (one per Services, so test services never share one). */
-export function responseCacheFor(services: Services): ResponseCache {
-  let cache = caches.get(services);
+/**
+ * The response cache of a running service (one per Services, so test services never share one).
+ * `space` names a cache of its own: the per-hash strategy details live in `detail`, so that a caller
+ * walking many hashes evicts other details, never the stats or the badges (each space keeps at most
+ * 1000 entries in process).
+ */
+export function responseCacheFor(services: Services, space = 'reads'): ResponseCache {
+  let spaces = caches.get(services);
+  if (!spaces) {
+    spaces = new Map();
+    caches.set(services, spaces);
+  }
+  let cache = spaces.get(space);
   if (!cache) {
     cache = new ResponseCache(services.redis, services.config.redisPrefix, (hit) =>
       services.metrics?.cacheLookup(hit),
     );
-    caches.set(services, cache);
+    spaces.set(space, cache);
   }
   return cache;
+}
+
+/**
+ * How long a live read (/api/chains, /api/strategy-detail) is served from the response cache: one poll
+ * of the indexer, which writes what those reads show at most once per poll, so a cached answer is at
+ * most one poll behind the store, as the `Cache-Control: max-age` of those paths (rest/httpCache.ts)
+ * already tells every client it may be.
+ */
+export function liveCacheMs(services: Services): number {
+  return services.config.indexerPollMs;
 }
 
 /**

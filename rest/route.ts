@@ -25,13 +25,18 @@ export interface RouteResult {
   status?: number;
   /** A JSON value, or an already serialised JSON string. */
   body: unknown;
+  /**
+   * The cached JSON text of `data` when `body` is the string `{"data":<it>,"meta":…}` built around it
+   * (serialisedReadBody): its ETag and compressed bytes are then memoized with it (rest/httpCache.ts).
+   */
+  cachedData?: string;
   headers?: Record<string, string>;
   /** The handler wrote the response itself (a streamed body): nothing more is sent. */
   streamed?: boolean;
 }
 
 export interface RestRoute {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'DELETE';
   /** An express 5 path, e.g. `/api/stats` or `/v1/positions/:positionId`. */
   path: string;
   bucket: Bucket;

@@ -48,5 +48,11 @@ builder.addScalarType(
   }),
 );
 
-builder.queryType({});
-builder.mutationType({});
+builder.queryType({
+  description:
+    'Reads: the catalogue (chains, strategies, stats), analytics (makers, series), quotes and positions.',
+});
+builder.mutationType({
+  description:
+    'Prepare-only writes (unsigned transactions; nothing is signed or broadcast) and key administration.',
+});

@@ -6,9 +6,9 @@ import { builder } from './builder.js';
 const ChainToken = builder.objectRef<TokenConfig>('ChainToken').implement({
   description: 'A token the operator lists on a chain.',
   fields: (t) => ({
-    symbol: t.exposeString('symbol'),
-    address: t.exposeString('address'),
-    decimals: t.exposeInt('decimals'),
+    symbol: t.exposeString('symbol', { description: 'Token symbol as the operator lists it (e.g. USDC).' }),
+    address: t.exposeString('address', { description: 'Token contract address.' }),
+    decimals: t.exposeInt('decimals', { description: 'Token decimals.' }),
   }),
 });
 
@@ -19,7 +19,11 @@ const ChainIndexer = builder.objectRef<NonNullable<ChainView['checkpoint']>>('Ch
       description: 'Last block whose logs are fully stored.',
       resolve: (c) => Number(c.last_block),
     }),
-    updatedAt: t.field({ type: 'DateTime', resolve: (c) => c.updated_at }),
+    updatedAt: t.field({
+      description: 'When the indexer last advanced its checkpoint on this chain.',
+      type: 'DateTime',
+      resolve: (c) => c.updated_at,
+    }),
   }),
 });
 
@@ -30,11 +34,18 @@ const count = (c: ChainView, pick: (r: ChainRollup) => number): number | null =>
 export const Chain = builder.objectRef<ChainView>('Chain').implement({
   description: 'A chain the service serves (from the registry), with its live counts from the roll-up.',
   fields: (t) => ({
-    key: t.string({ resolve: (c) => c.config.key }),
-    chainId: t.int({ resolve: (c) => c.config.chainId }),
-    name: t.string({ resolve: (c) => c.config.name ?? c.config.key }),
-    testnet: t.boolean({ resolve: (c) => c.config.testnet }),
-    tokens: t.field({ type: [ChainToken], resolve: (c) => c.config.tokens }),
+    key: t.string({
+      description: 'Chain key, as the API names the chain (e.g. base).',
+      resolve: (c) => c.config.key,
+    }),
+    chainId: t.int({ description: 'EVM chain id.', resolve: (c) => c.config.chainId }),
+    name: t.string({ description: 'Human-readable name.', resolve: (c) => c.config.name ?? c.config.key }),
+    testnet: t.boolean({ description: 'True for a test network.', resolve: (c) => c.config.testnet }),
+    tokens: t.field({
+      description: 'The tokens the operator lists on the chain.',
+      type: [ChainToken],
+      resolve: (c) => c.config.tokens,
+    }),
     aqua: t.string({ description: 'The Aqua contract.', resolve: (c) => c.config.aqua.toLowerCase() }),
     router: t.string({
       description: 'The verified AquaSwapVMRouter (the app of quotable strategies).',
@@ -49,13 +60,38 @@ export const Chain = builder.objectRef<ChainView>('Chain').implement({
       description: 'Open strategies.',
       resolve: (c) => count(c, (r) => r.count),
     }),
-    makers: t.int({ nullable: true, resolve: (c) => count(c, (r) => r.makers) }),
-    pairs: t.int({ nullable: true, resolve: (c) => count(c, (r) => r.pairs) }),
-    swaps30d: t.int({ nullable: true, resolve: (c) => count(c, (r) => r.swaps_30d) }),
-    volume1dUsd: t.float({ nullable: true, resolve: (c) => count(c, (r) => r.volume_1d_usd) }),
-    volume7dUsd: t.float({ nullable: true, resolve: (c) => count(c, (r) => r.volume_7d_usd) }),
-    volume30dUsd: t.float({ nullable: true, resolve: (c) => count(c, (r) => r.volume_30d_usd) }),
+    makers: t.int({
+      description: 'Distinct makers with an open strategy; null when the store could not answer.',
+      nullable: true,
+      resolve: (c) => count(c, (r) => r.makers),
+    }),
+    pairs: t.int({
+      description: 'Distinct pairs with an open strategy; null when the store could not answer.',
+      nullable: true,
+      resolve: (c) => count(c, (r) => r.pairs),
+    }),
+    swaps30d: t.int({
+      description: 'Swaps settled over the last 30 days; null when the store could not answer.',
+      nullable: true,
+      resolve: (c) => count(c, (r) => r.swaps_30d),
+    }),
+    volume1dUsd: t.float({
+      description: 'Settled volume over the last day, USD; null when the store could not answer.',
+      nullable: true,
+      resolve: (c) => count(c, (r) => r.volume_1d_usd),
+    }),
+    volume7dUsd: t.float({
+      description: 'Settled volume over the last 7 days, USD; null when the store could not answer.',
+      nullable: true,
+      resolve: (c) => count(c, (r) => r.volume_7d_usd),
+    }),
+    volume30dUsd: t.float({
+      description: 'Settled volume over the last 30 days, USD; null when the store could not answer.',
+      nullable: true,
+      resolve: (c) => count(c, (r) => r.volume_30d_usd),
+    }),
     lastActivity: t.field({
+      description: 'Latest ship, dock or swap seen on the chain; null when none.',
       type: 'DateTime',
       nullable: true,
       resolve: (c) => c.rollup?.last_activity ?? null,
@@ -66,7 +102,20 @@ export const Chain = builder.objectRef<ChainView>('Chain').implement({
       description: 'When the roll-up the counts come from was refreshed.',
       resolve: (c) => c.rollupUpdatedAt,
     }),
-    indexer: t.field({ type: ChainIndexer, nullable: true, resolve: (c) => c.checkpoint }),
+    dataAsOf: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description:
+        'The time the roll-up the counts come from holds every event up to (the oldest of the chains; far back during a backfill).',
+      resolve: (c) => c.dataAsOf,
+    }),
+    indexer: t.field({
+      description:
+        'Where the indexer is on the chain; null before its first chunk or when the store could not answer.',
+      type: ChainIndexer,
+      nullable: true,
+      resolve: (c) => c.checkpoint,
+    }),
   }),
 });
 

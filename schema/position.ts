@@ -16,31 +16,55 @@ import {
   preparePositionDock,
 } from '../resolvers/positions/index.js';
 import { builder } from './builder.js';
+import {
+  enumOf,
+  PositionHealthStatus,
+  PositionState,
+  PreflightStatus,
+  StepPurpose,
+  WalletIssueType,
+} from './enums.js';
+import { ObservedPositionRef } from './observedPosition.js';
 
 const DepositInput = builder.inputType('DepositInput', {
+  description: 'One of the two tokens a new position deposits, with its amount.',
   fields: (t) => ({
     symbol: t.string({ required: true, description: 'Token symbol or address, as the chain lists it.' }),
     amount: t.string({ required: true, description: 'Integer string in base units.' }),
   }),
 });
 
-export const ApprovalMode = builder.enumType('ApprovalMode', {
-  description:
-    'How far a short allowance is raised: `exact` (what every open position of the wallet needs) or `unlimited` (max uint256).',
-  values: ['exact', 'unlimited'] as const,
-});
+export const ApprovalMode = enumOf(
+  'ApprovalMode',
+  'How far a short allowance is raised: EXACT (what every open position of the wallet needs) or UNLIMITED (max uint256).',
+  { exact: 'What every open position of the wallet needs.', unlimited: 'max uint256.' },
+);
 
 const PreparePositionInput = builder.inputType('PreparePositionInput', {
   description: 'The body of POST /v1/positions (SPEC §2.4), already validated by the REST layer.',
   fields: (t) => ({
-    chain: t.string({ required: true }),
+    chain: t.string({ required: true, description: 'Chain key (e.g. base) the position is prepared on.' }),
     wallet: t.string({ required: true, description: 'The address that will sign.' }),
     deposits: t.field({ type: [DepositInput], required: true, description: 'Exactly 2.' }),
     makerFeeBps: t.int({ required: false, defaultValue: 0, description: '0..2000000 on the 1e7 scale.' }),
-    includeApprovals: t.boolean({ required: false, defaultValue: true }),
-    checkBalances: t.boolean({ required: false, defaultValue: false }),
+    includeApprovals: t.boolean({
+      required: false,
+      defaultValue: true,
+      description:
+        'True: an approve step is added for a short allowance; false: a short allowance is reported in preflight.issues instead.',
+    }),
+    checkBalances: t.boolean({
+      required: false,
+      defaultValue: false,
+      description: "True: the wallet's token balances are read and a shortfall is reported in preflight.",
+    }),
     metadata: t.field({ type: 'JSON', required: false, description: 'A map of strings, echoed back.' }),
-    approval: t.field({ type: ApprovalMode, required: false, defaultValue: 'exact' }),
+    approval: t.field({
+      type: ApprovalMode,
+      required: false,
+      defaultValue: 'exact',
+      description: 'How far an approve step raises a short allowance.',
+    }),
   }),
 });
 
@@ -50,124 +74,180 @@ export const PreparedTransaction = builder
     description: 'One unsigned transaction for the wallet to sign and send, in step order.',
     fields: (t) => ({
       step: t.exposeInt('step', { description: '1-based; execute in this order.' }),
-      purpose: t.exposeString('purpose', { description: '`approve`, `ship`, `swap` or `dock`.' }),
-      to: t.exposeString('to'),
+      purpose: t.expose('purpose', { type: StepPurpose, description: 'What the step does.' }),
+      to: t.exposeString('to', {
+        description: 'The contract called: the token (approve) or Aqua (ship, dock).',
+      }),
       value: t.exposeString('value', { description: 'Native value in wei.' }),
       data: t.exposeString('data', { description: 'Calldata: the payload to sign.' }),
-      description: t.exposeString('description'),
+      description: t.exposeString('description', {
+        description: 'What the step does, in a sentence for the signer.',
+      }),
     }),
   });
 
 const FeeBreakdownRef = builder.objectRef<FeeBreakdown>('FeeBreakdown').implement({
   description: 'The fees embedded in the signed order data (SPEC §2.5).',
   fields: (t) => ({
-    protocolFeeBps: t.exposeInt('protocolFeeBps'),
-    protocolFeePercent: t.exposeString('protocolFeePercent'),
-    makerFeeBps: t.exposeInt('makerFeeBps'),
-    makerFeePercent: t.exposeString('makerFeePercent'),
-    totalFeePercent: t.exposeString('totalFeePercent'),
-    embeddedIn: t.exposeString('embeddedIn'),
-    removable: t.exposeBoolean('removable'),
-    explanation: t.exposeString('explanation'),
+    protocolFeeBps: t.exposeInt('protocolFeeBps', {
+      description: 'The protocol fee on the 1e7 scale (5000 = 0.05%), charged on every swap input.',
+    }),
+    protocolFeePercent: t.exposeString('protocolFeePercent', {
+      description: 'The protocol fee as exact percentage text ("0.05").',
+    }),
+    makerFeeBps: t.exposeInt('makerFeeBps', {
+      description: "The maker's own fee on the 1e7 scale (0..2000000); it stays in the position.",
+    }),
+    makerFeePercent: t.exposeString('makerFeePercent', {
+      description: 'The maker fee as exact percentage text ("0.3"; "0" when none).',
+    }),
+    totalFeePercent: t.exposeString('totalFeePercent', {
+      description: 'Protocol and maker fee together, as exact percentage text.',
+    }),
+    embeddedIn: t.exposeString('embeddedIn', {
+      description: 'Where the fees live: always `signed_order_data` (instructions of the signed order).',
+    }),
+    removable: t.exposeBoolean('removable', {
+      description: 'Always false: no parameter removes the protocol fee from the order.',
+    }),
+    explanation: t.exposeString('explanation', { description: 'The fees in plain words, for the signer.' }),
   }),
 });
 
 const PositionToken = builder.objectRef<PositionTokenShape>('PositionToken').implement({
+  description: 'A token a prepared position deposits, as the chain lists it.',
   fields: (t) => ({
-    symbol: t.exposeString('symbol'),
-    address: t.exposeString('address'),
-    amount: t.exposeString('amount', { description: 'Base units.' }),
-    decimals: t.exposeInt('decimals'),
+    symbol: t.exposeString('symbol', { description: 'Token symbol as the operator lists it.' }),
+    address: t.exposeString('address', { description: 'Token contract address, checksummed.' }),
+    amount: t.exposeString('amount', { description: 'Deposit as an integer string in base units.' }),
+    decimals: t.exposeInt('decimals', {
+      description: 'Token decimals (amount / 10^decimals is whole tokens).',
+    }),
   }),
 });
 
 const PreparedPositionDetail = builder
   .objectRef<PreparedPositionShape['position']>('PreparedPositionDetail')
   .implement({
+    description: 'The position the transactions create: its two deposits, sorted by address.',
     fields: (t) => ({
       tokenA: t.field({ type: PositionToken, resolve: (p) => p.tokenA, description: 'The lower address.' }),
-      tokenB: t.field({ type: PositionToken, resolve: (p) => p.tokenB }),
+      tokenB: t.field({ type: PositionToken, resolve: (p) => p.tokenB, description: 'The higher address.' }),
       impliedRate: t.exposeFloat('impliedRate', {
         nullable: true,
         description: 'amountA / amountB in whole tokens; a sanity check, not used in the order.',
       }),
-      programBytes: t.exposeInt('programBytes'),
+      programBytes: t.exposeInt('programBytes', {
+        description: "Length of the order's SwapVM program in bytes.",
+      }),
     }),
   });
 
 const PreflightCheck = builder.objectRef<PreflightCheckShape>('PreflightCheck').implement({
+  description: 'One check run before the transactions were prepared.',
   fields: (t) => ({
-    name: t.exposeString('name'),
-    ok: t.exposeBoolean('ok'),
-    detail: t.exposeString('detail', { nullable: true }),
+    name: t.exposeString('name', {
+      description:
+        'wallet_valid, tokens_sorted, both_amounts_positive, fees_wiring, allowance_a/_b, balance_a/_b (when checkBalances).',
+    }),
+    ok: t.exposeBoolean('ok', { description: 'True when the check passed.' }),
+    detail: t.exposeString('detail', {
+      nullable: true,
+      description: 'What was found, in words; null when nothing to add.',
+    }),
   }),
 });
 
-const PreflightIssue = builder.objectRef<PreflightIssueShape>('PreflightIssue').implement({
+/** A shortfall of the wallet, wherever one is reported (a preflight, a position's health). */
+const WalletIssue = builder.objectRef<PreflightIssueShape | HealthIssueShape>('WalletIssue').implement({
   description:
-    'A client-fixable problem the transactions do not solve (INSUFFICIENT_BALANCE, INSUFFICIENT_ALLOWANCE).',
+    'A shortfall of the wallet the client fixes itself, in the SPEC §7 issues[] item shape (INSUFFICIENT_BALANCE, INSUFFICIENT_ALLOWANCE).',
   fields: (t) => ({
-    type: t.exposeString('type'),
-    expected: t.exposeString('expected', { description: 'Base units needed.' }),
+    type: t.expose('type', { type: WalletIssueType, description: 'Which shortfall.' }),
+    expected: t.exposeString('expected', {
+      description: 'Base units needed (by this position, or by all the open ones).',
+    }),
     actual: t.exposeString('actual', { description: 'Base units found.' }),
-    spender: t.string({ nullable: true, resolve: (i) => i.spender ?? null }),
-    token: t.exposeString('token'),
+    spender: t.string({
+      nullable: true,
+      description: 'The spender to approve (Aqua) for an allowance shortfall; null for a balance shortfall.',
+      resolve: (i) => i.spender ?? null,
+    }),
+    token: t.exposeString('token', { description: 'The token contract address concerned.' }),
   }),
 });
 
 const Preflight = builder.objectRef<PreparedPositionShape['preflight']>('Preflight').implement({
+  description: 'What was checked before preparing, and what the client must fix itself.',
   fields: (t) => ({
-    status: t.exposeString('status', { description: '`ready`, or `review` when a check failed.' }),
-    checks: t.field({ type: [PreflightCheck], resolve: (p) => p.checks }),
-    issues: t.field({ type: [PreflightIssue], resolve: (p) => p.issues }),
+    status: t.expose('status', {
+      type: PreflightStatus,
+      description: 'READY, or REVIEW when a check failed.',
+    }),
+    checks: t.field({
+      type: [PreflightCheck],
+      resolve: (p) => p.checks,
+      description: 'Every check, in run order.',
+    }),
+    issues: t.field({
+      type: [WalletIssue],
+      resolve: (p) => p.issues,
+      description: 'Client-fixable problems; empty when none.',
+    }),
   }),
 });
 
 const PreparedPosition = builder.objectRef<PreparedPositionShape>('PreparedPosition').implement({
   description: 'Unsigned transactions that create a position (SPEC §2.5). Nothing is signed or broadcast.',
   fields: (t) => ({
-    status: t.exposeString('status'),
-    chain: t.exposeString('chain'),
-    chainId: t.exposeInt('chainId'),
-    wallet: t.exposeString('wallet'),
-    strategyHash: t.exposeString('strategyHash'),
-    transactions: t.field({ type: [PreparedTransaction], resolve: (p) => p.transactions }),
-    fee: t.field({ type: FeeBreakdownRef, resolve: (p) => p.fee }),
-    position: t.field({ type: PreparedPositionDetail, resolve: (p) => p.position }),
-    preflight: t.field({ type: Preflight, resolve: (p) => p.preflight }),
-    idempotent: t.exposeBoolean('idempotent'),
-    metadata: t.field({ type: 'JSON', nullable: true, resolve: (p) => p.metadata }),
-    preparedAt: t.field({ type: 'DateTime', resolve: (p) => p.preparedAt }),
+    status: t.expose('status', {
+      type: PositionState,
+      description: 'Always PREPARED: nothing is on chain yet.',
+    }),
+    chain: t.exposeString('chain', { description: 'Chain key.' }),
+    chainId: t.exposeInt('chainId', { description: 'EVM chain id the transactions are for.' }),
+    wallet: t.exposeString('wallet', { description: 'The signing wallet, checksummed.' }),
+    strategyHash: t.exposeString('strategyHash', {
+      description: 'Hash of the order the ship step registers; also the positionId.',
+    }),
+    transactions: t.field({
+      type: [PreparedTransaction],
+      resolve: (p) => p.transactions,
+      description: 'The steps to sign and send, in order (approvals first, then ship).',
+    }),
+    fee: t.field({ type: FeeBreakdownRef, resolve: (p) => p.fee, description: 'The fees the order embeds.' }),
+    position: t.field({
+      type: PreparedPositionDetail,
+      resolve: (p) => p.position,
+      description: 'The deposits and order the transactions create.',
+    }),
+    preflight: t.field({ type: Preflight, resolve: (p) => p.preflight, description: 'Checks and issues.' }),
+    idempotent: t.exposeBoolean('idempotent', {
+      description: 'True when the call carried an Idempotency-Key, so a repeat returns this same answer.',
+    }),
+    metadata: t.field({
+      type: 'JSON',
+      nullable: true,
+      resolve: (p) => p.metadata,
+      description: 'The map of strings given with the request, echoed back; null when none.',
+    }),
+    preparedAt: t.field({
+      type: 'DateTime',
+      resolve: (p) => p.preparedAt,
+      description: 'When the transactions were prepared (the first call for a replay).',
+    }),
     replayed: t.exposeBoolean('replayed', {
       description: 'True when this is the stored answer of an earlier call with the same Idempotency-Key.',
     }),
   }),
 });
 
-export const StatusToken = builder.objectRef<PositionStatusShape['tokenA']>('PositionStatusToken').implement({
-  fields: (t) => ({
-    symbol: t.exposeString('symbol', { nullable: true }),
-    address: t.exposeString('address'),
-    amount: t.exposeString('amount'),
-    decimals: t.exposeInt('decimals', { nullable: true }),
-  }),
-});
-
-const HealthIssue = builder.objectRef<HealthIssueShape>('PositionHealthIssue').implement({
-  description: 'A shortfall of the wallet, in the SPEC §7 issues[] item shape.',
-  fields: (t) => ({
-    type: t.exposeString('type', { description: '`INSUFFICIENT_ALLOWANCE` or `INSUFFICIENT_BALANCE`.' }),
-    expected: t.exposeString('expected', { description: 'Base units the open positions need.' }),
-    actual: t.exposeString('actual', { description: 'Base units found.' }),
-    spender: t.exposeString('spender', { nullable: true }),
-    token: t.exposeString('token'),
-  }),
-});
-
 const HealthToken = builder.objectRef<HealthTokenShape>('PositionHealthToken').implement({
+  description:
+    'One token of a position: what the wallet holds and allows against what its strategies need, base units.',
   fields: (t) => ({
-    address: t.exposeString('address'),
-    symbol: t.exposeString('symbol', { nullable: true }),
+    address: t.exposeString('address', { description: 'Token contract address, checksummed.' }),
+    symbol: t.exposeString('symbol', { nullable: true, description: 'Token symbol; null when not listed.' }),
     allowance: t.exposeString('allowance', { description: "The wallet's allowance to Aqua." }),
     balance: t.exposeString('balance', { description: "The wallet's balance." }),
     required: t.exposeString('required', {
@@ -181,13 +261,26 @@ const HealthToken = builder.objectRef<HealthTokenShape>('PositionHealthToken').i
 
 const PositionHealth = builder.objectRef<PositionHealthShape>('PositionHealth').implement({
   description:
-    "Live coverage of a shipped position: `stalled` (the wallet covers less than this strategy's own virtual balance of a token: a swap drawing on it reverts now), `at_risk` (this strategy is covered, not all of the wallet's), `ok`.",
+    "Live coverage of a shipped position: STALLED (the wallet covers less than this strategy's own virtual balance of a token: a swap drawing on it reverts now), AT_RISK (this strategy is covered, not all of the wallet's), OK.",
   fields: (t) => ({
-    status: t.exposeString('status'),
-    spender: t.exposeString('spender'),
-    strategies: t.exposeInt('strategies'),
-    tokens: t.field({ type: [HealthToken], resolve: (h) => h.tokens }),
-    issues: t.field({ type: [HealthIssue], resolve: (h) => h.issues }),
+    status: t.expose('status', {
+      type: PositionHealthStatus,
+      description: 'OK, AT_RISK or STALLED (see the type).',
+    }),
+    spender: t.exposeString('spender', { description: 'The address the allowances are to (Aqua).' }),
+    strategies: t.exposeInt('strategies', {
+      description: 'Active strategies of the wallet on this chain that hold one of the two tokens.',
+    }),
+    tokens: t.field({
+      type: [HealthToken],
+      resolve: (h) => h.tokens,
+      description: 'Both tokens of the position.',
+    }),
+    issues: t.field({
+      type: [WalletIssue],
+      resolve: (h) => h.issues,
+      description: 'Shortfalls of the wallet; empty when status is OK.',
+    }),
   }),
 });
 
@@ -195,39 +288,42 @@ const PositionAction = builder.objectRef<PositionActionShape>('PositionAction').
   description:
     "Unsigned transactions for a position's wallet (top-up approvals, dock). Nothing is signed or broadcast.",
   fields: (t) => ({
-    positionId: t.exposeString('positionId'),
-    strategyHash: t.exposeString('strategyHash'),
-    chain: t.exposeString('chain'),
-    chainId: t.exposeInt('chainId'),
-    wallet: t.exposeString('wallet'),
-    transactions: t.field({ type: [PreparedTransaction], resolve: (p) => p.transactions }),
-    preparedAt: t.field({ type: 'DateTime', resolve: (p) => p.preparedAt }),
+    positionId: t.exposeString('positionId', { description: 'The position acted on (its strategy hash).' }),
+    strategyHash: t.exposeString('strategyHash', { description: "The position's strategy hash." }),
+    chain: t.exposeString('chain', { description: 'Chain key.' }),
+    chainId: t.exposeInt('chainId', { description: 'EVM chain id the transactions are for.' }),
+    wallet: t.exposeString('wallet', { description: 'The wallet that signs, checksummed.' }),
+    transactions: t.field({
+      type: [PreparedTransaction],
+      resolve: (p) => p.transactions,
+      description: 'The steps to sign and send, in order; empty when nothing is needed.',
+    }),
+    preparedAt: t.field({ type: 'DateTime', resolve: (p) => p.preparedAt, description: 'When prepared.' }),
   }),
 });
 
 const PositionStatus = builder.objectRef<PositionStatusShape>('PositionStatus').implement({
   description: 'What the service has observed of a position it prepared (SPEC §2.6). Never cached.',
+  interfaces: [ObservedPositionRef],
   fields: (t) => ({
-    positionId: t.exposeString('positionId'),
-    strategyHash: t.exposeString('strategyHash'),
-    status: t.exposeString('status', { description: '`prepared`, `shipped`, `filled` or `docked`.' }),
-    chain: t.exposeString('chain'),
-    chainId: t.exposeInt('chainId'),
-    wallet: t.exposeString('wallet'),
-    tokenA: t.field({ type: StatusToken, resolve: (p) => p.tokenA }),
-    tokenB: t.field({ type: StatusToken, resolve: (p) => p.tokenB }),
-    makerFeeBps: t.exposeInt('makerFeeBps', { nullable: true }),
-    protocolFeeBps: t.exposeInt('protocolFeeBps'),
-    observedOnChain: t.exposeBoolean('observedOnChain'),
-    volumeUsd: t.exposeFloat('volumeUsd', { nullable: true }),
-    preparedAt: t.field({ type: 'DateTime', resolve: (p) => p.preparedAt }),
-    firstSeenOnChainAt: t.field({ type: 'DateTime', nullable: true, resolve: (p) => p.firstSeenOnChainAt }),
-    firstSeenFilledAt: t.field({ type: 'DateTime', nullable: true, resolve: (p) => p.firstSeenFilledAt }),
-    firstSeenDockedAt: t.field({ type: 'DateTime', nullable: true, resolve: (p) => p.firstSeenDockedAt }),
-    health: t.field({ type: PositionHealth, nullable: true, resolve: (p) => p.health }),
-    signer: t.exposeString('signer'),
-    checkedAt: t.field({ type: 'DateTime', resolve: (p) => p.checkedAt }),
-    timestampsMeaning: t.exposeString('timestampsMeaning'),
+    health: t.field({
+      type: PositionHealth,
+      nullable: true,
+      resolve: (p) => p.health,
+      description:
+        'Live wallet coverage while shipped or filled; null before it ships, once docked, or when the chain cannot answer.',
+    }),
+    signer: t.exposeString('signer', {
+      description: 'Who signs: always the client; the service never signs or holds funds.',
+    }),
+    checkedAt: t.field({
+      type: 'DateTime',
+      resolve: (p) => p.checkedAt,
+      description: 'When this answer was computed (now: never cached).',
+    }),
+    timestampsMeaning: t.exposeString('timestampsMeaning', {
+      description: 'A reminder that firstSeen* times are when the service observed a state, not chain times.',
+    }),
   }),
 });
 
@@ -237,7 +333,13 @@ builder.mutationField('preparePosition', (t) =>
     description:
       'Prepares the unsigned transactions of a new position for the calling API key (POST /v1/positions). ' +
       'Uses the Idempotency-Key of the context when given.',
-    args: { input: t.arg({ type: PreparePositionInput, required: true }) },
+    args: {
+      input: t.arg({
+        type: PreparePositionInput,
+        required: true,
+        description: 'Chain, wallet, deposits and fees.',
+      }),
+    },
     resolve: (_root, { input }, ctx) =>
       preparePosition(ctx, {
         ...input,
@@ -250,7 +352,9 @@ builder.queryField('position', (t) =>
   t.field({
     type: PositionStatus,
     description: 'A position prepared by the calling API key (GET /v1/positions/{positionId}).',
-    args: { positionId: t.arg.string({ required: true }) },
+    args: {
+      positionId: t.arg.string({ required: true, description: 'The position id (its strategy hash).' }),
+    },
     resolve: (_root, { positionId }, ctx) => positionStatus(ctx, positionId),
   }),
 );
@@ -261,8 +365,13 @@ builder.mutationField('preparePositionApprovals', (t) =>
     description:
       "The approve steps that restore the wallet's coverage for a position of the calling key, or none (POST /v1/positions/{positionId}/approvals).",
     args: {
-      positionId: t.arg.string({ required: true }),
-      approval: t.arg({ type: ApprovalMode, required: false, defaultValue: 'exact' }),
+      positionId: t.arg.string({ required: true, description: 'The position id (its strategy hash).' }),
+      approval: t.arg({
+        type: ApprovalMode,
+        required: false,
+        defaultValue: 'exact',
+        description: 'How far each approve raises the allowance.',
+      }),
     },
     resolve: (_root, { positionId, approval }, ctx) =>
       preparePositionApprovals(ctx, positionId, approval ?? 'exact'),
@@ -274,7 +383,9 @@ builder.mutationField('preparePositionDock', (t) =>
     type: PositionAction,
     description:
       'The unsigned dock of an active position of the calling key (POST /v1/positions/{positionId}/dock).',
-    args: { positionId: t.arg.string({ required: true }) },
+    args: {
+      positionId: t.arg.string({ required: true, description: 'The position id (its strategy hash).' }),
+    },
     resolve: (_root, { positionId }, ctx) => preparePositionDock(ctx, positionId),
   }),
 );

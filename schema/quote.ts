@@ -1,22 +1,25 @@
 import {
   DEFAULT_QUOTE_CHAIN,
-  type QuoteFee,
   type QuoteResult,
   type QuoteToken as QuoteTokenShape,
   quote,
 } from '../resolvers/quote.js';
+import type { QuoteFee } from '../resolvers/quoteFees.js';
 import { builder } from './builder.js';
+import { enumOf } from './enums.js';
 
-export const QuoteDirection = builder.enumType('QuoteDirection', {
-  description: 'aToB sells tokenA (the lower address of the pair) for tokenB; bToA the reverse.',
-  values: { aToB: { value: 'aToB' }, bToA: { value: 'bToA' } } as const,
-});
+export const QuoteDirection = enumOf(
+  'QuoteDirection',
+  'A_TO_B sells tokenA (the lower address of the pair) for tokenB; B_TO_A the reverse.',
+  { aToB: 'Sell tokenA (the lower address) for tokenB.', bToA: 'Sell tokenB for tokenA.' },
+);
 
 export const QuoteToken = builder.objectRef<QuoteTokenShape>('QuoteToken').implement({
+  description: 'A token of a quote.',
   fields: (t) => ({
-    symbol: t.exposeString('symbol'),
-    address: t.exposeString('address'),
-    decimals: t.exposeInt('decimals'),
+    symbol: t.exposeString('symbol', { description: 'Token symbol.' }),
+    address: t.exposeString('address', { description: 'Token contract address.' }),
+    decimals: t.exposeInt('decimals', { description: 'Token decimals.' }),
   }),
 });
 
@@ -33,26 +36,41 @@ export const QuoteFeeRef = builder.objectRef<QuoteFee>('QuoteFee').implement({
 const Quote = builder.objectRef<QuoteResult>('Quote').implement({
   description: 'An indicative exactIn quote simulated on the verified router. Nothing is signed or sent.',
   fields: (t) => ({
-    strategyHash: t.exposeString('strategyHash'),
-    chain: t.exposeString('chain'),
-    chainId: t.exposeInt('chainId'),
-    pair: t.exposeString('pair'),
-    direction: t.field({ type: QuoteDirection, resolve: (q) => q.direction }),
-    exactIn: t.exposeBoolean('exactIn'),
+    strategyHash: t.exposeString('strategyHash', { description: 'The strategy quoted against.' }),
+    chain: t.exposeString('chain', { description: 'Chain key.' }),
+    chainId: t.exposeInt('chainId', { description: 'EVM chain id.' }),
+    pair: t.exposeString('pair', { description: "The strategy's pair (symbols in alphabetical order)." }),
+    direction: t.field({
+      description: 'Which token is sold.',
+      type: QuoteDirection,
+      resolve: (q) => q.direction,
+    }),
+    exactIn: t.exposeBoolean('exactIn', { description: 'Always true: the amount is the input.' }),
     router: t.exposeString('router', { description: 'The verified router the quote was simulated on.' }),
-    tokenIn: t.field({ type: QuoteToken, resolve: (q) => q.tokenIn }),
-    tokenOut: t.field({ type: QuoteToken, resolve: (q) => q.tokenOut }),
+    tokenIn: t.field({ description: 'The token sold.', type: QuoteToken, resolve: (q) => q.tokenIn }),
+    tokenOut: t.field({ description: 'The token bought.', type: QuoteToken, resolve: (q) => q.tokenOut }),
     amountIn: t.exposeString('amountIn', { description: 'Base units of tokenIn.' }),
     amountOut: t.exposeString('amountOut', { description: 'Base units of tokenOut.' }),
-    protocolFee: t.field({ type: QuoteFeeRef, resolve: (q) => q.protocolFee }),
-    makerFee: t.field({ type: QuoteFeeRef, nullable: true, resolve: (q) => q.makerFee }),
+    protocolFee: t.field({
+      description: 'The protocol fee taken from the input.',
+      type: QuoteFeeRef,
+      resolve: (q) => q.protocolFee,
+    }),
+    makerFee: t.field({
+      description: "The maker's own fee taken from the input; null when the program has none.",
+      type: QuoteFeeRef,
+      nullable: true,
+      resolve: (q) => q.makerFee,
+    }),
     effectivePrice: t.exposeFloat('effectivePrice', {
       description: 'tokenOut per tokenIn, in whole tokens (amounts adjusted for decimals).',
     }),
     blockNumber: t.exposeString('blockNumber', { description: 'The block the simulation read.' }),
-    indicative: t.exposeBoolean('indicative'),
+    indicative: t.exposeBoolean('indicative', {
+      description: 'Always true: a simulation at one block, not a commitment.',
+    }),
     signed: t.exposeBoolean('signed', { description: 'Always false: the service signs nothing.' }),
-    note: t.exposeString('note'),
+    note: t.exposeString('note', { description: 'What the quote is and is not (nothing signed or sent).' }),
   }),
 });
 
@@ -68,7 +86,12 @@ builder.queryField('quote', (t) =>
         description: 'Chain key; a key not in the live catalogue is UNSUPPORTED_CHAIN.',
       }),
       amount: t.arg.string({ required: true, description: 'Base units of tokenIn.' }),
-      direction: t.arg({ type: QuoteDirection, required: false, defaultValue: 'aToB' }),
+      direction: t.arg({
+        description: 'aToB (default) or bToA.',
+        type: QuoteDirection,
+        required: false,
+        defaultValue: 'aToB',
+      }),
     },
     resolve: (_root, args, ctx) =>
       quote(ctx, {

@@ -10,31 +10,43 @@ import { QuoteDirection, QuoteFeeRef, QuoteToken } from './quote.js';
 const PrepareSwapInput = builder.inputType('PrepareSwapInput', {
   description: 'The body of POST /v1/swaps, already validated by the REST layer.',
   fields: (t) => ({
-    chain: t.string({ required: true }),
+    chain: t.string({ description: 'Chain key of the strategy.', required: true }),
     hash: t.string({ required: true, description: 'The strategy to swap against.' }),
     wallet: t.string({ required: true, description: 'The taker: the address that will sign.' }),
     amount: t.string({ required: true, description: 'exactIn amount of tokenIn, base units.' }),
-    direction: t.field({ type: QuoteDirection, required: true }),
+    direction: t.field({ description: 'Which token is sold.', type: QuoteDirection, required: true }),
     slippageBps: t.int({ required: false, defaultValue: 50, description: '1e4 scale: 50 = 0.5%; 0..5000.' }),
     deadlineSeconds: t.int({ required: false, description: 'Seconds from now; default 1200.' }),
   }),
 });
 
 const SwapQuote = builder.objectRef<SwapQuoteShape>('SwapQuote').implement({
+  description: 'The quote a prepared swap is built from, simulated on the verified router.',
   fields: (t) => ({
-    tokenIn: t.field({ type: QuoteToken, resolve: (q) => q.tokenIn }),
-    tokenOut: t.field({ type: QuoteToken, resolve: (q) => q.tokenOut }),
-    amountIn: t.exposeString('amountIn'),
+    tokenIn: t.field({ description: 'The token sold.', type: QuoteToken, resolve: (q) => q.tokenIn }),
+    tokenOut: t.field({ description: 'The token bought.', type: QuoteToken, resolve: (q) => q.tokenOut }),
+    amountIn: t.exposeString('amountIn', { description: 'Base units of tokenIn (exactIn).' }),
     amountOut: t.exposeString('amountOut', { description: 'Simulated at blockNumber.' }),
     minAmountOut: t.exposeString('minAmountOut', {
       description: 'amountOut less slippageBps: the threshold.',
     }),
-    slippageBps: t.exposeInt('slippageBps'),
+    slippageBps: t.exposeInt('slippageBps', { description: 'The slippage allowed, 1e4 scale.' }),
     deadline: t.exposeInt('deadline', { description: 'Unix seconds; the swap reverts after it.' }),
-    protocolFee: t.field({ type: QuoteFeeRef, resolve: (q) => q.protocolFee }),
-    makerFee: t.field({ type: QuoteFeeRef, nullable: true, resolve: (q) => q.makerFee }),
-    effectivePrice: t.exposeFloat('effectivePrice'),
-    blockNumber: t.exposeString('blockNumber'),
+    protocolFee: t.field({
+      description: 'The protocol fee taken from the input.',
+      type: QuoteFeeRef,
+      resolve: (q) => q.protocolFee,
+    }),
+    makerFee: t.field({
+      description: "The maker's own fee; null when the program has none.",
+      type: QuoteFeeRef,
+      nullable: true,
+      resolve: (q) => q.makerFee,
+    }),
+    effectivePrice: t.exposeFloat('effectivePrice', {
+      description: 'tokenOut per tokenIn, in whole tokens.',
+    }),
+    blockNumber: t.exposeString('blockNumber', { description: 'The block the simulation read.' }),
   }),
 });
 
@@ -42,15 +54,27 @@ const PreparedSwap = builder.objectRef<PreparedSwapShape>('PreparedSwap').implem
   description:
     "A taker's swap, unsigned: approve (where short) then swap with a minimum output and deadline.",
   fields: (t) => ({
-    chain: t.exposeString('chain'),
-    chainId: t.exposeInt('chainId'),
-    wallet: t.exposeString('wallet'),
-    strategyHash: t.exposeString('strategyHash'),
-    direction: t.exposeString('direction'),
-    router: t.exposeString('router'),
-    transactions: t.field({ type: [PreparedTransaction], resolve: (s) => s.transactions }),
-    quote: t.field({ type: SwapQuote, resolve: (s) => s.quote }),
-    preparedAt: t.field({ type: 'DateTime', resolve: (s) => s.preparedAt }),
+    chain: t.exposeString('chain', { description: 'Chain key.' }),
+    chainId: t.exposeInt('chainId', { description: 'EVM chain id.' }),
+    wallet: t.exposeString('wallet', { description: 'The taker that must sign.' }),
+    strategyHash: t.exposeString('strategyHash', { description: 'The strategy swapped against.' }),
+    direction: t.exposeString('direction', { description: 'aToB or bToA.' }),
+    router: t.exposeString('router', { description: 'The verified router the swap calls.' }),
+    transactions: t.field({
+      description: 'The unsigned transactions, in order (approve when short, then swap).',
+      type: [PreparedTransaction],
+      resolve: (s) => s.transactions,
+    }),
+    quote: t.field({
+      description: 'The quote the swap is built from.',
+      type: SwapQuote,
+      resolve: (s) => s.quote,
+    }),
+    preparedAt: t.field({
+      description: 'When the service prepared it.',
+      type: 'DateTime',
+      resolve: (s) => s.preparedAt,
+    }),
   }),
 });
 
@@ -58,7 +82,7 @@ builder.mutationField('prepareSwap', (t) =>
   t.field({
     type: PreparedSwap,
     description: "Prepares a taker's swap against one live verified strategy (POST /v1/swaps).",
-    args: { input: t.arg({ type: PrepareSwapInput, required: true }) },
+    args: { input: t.arg({ description: 'What to swap.', type: PrepareSwapInput, required: true }) },
     resolve: (_root, { input }, ctx) => prepareSwap(ctx, input),
   }),
 );

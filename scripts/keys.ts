@@ -1,6 +1,6 @@
 /**
  * Key administration for operators without GraphQL:
- *   npm run keys -- create --env test|live [--scopes prepare] [--origins https://a,https://b] [--label x] [--limit 6]
+ *   npm run keys -- create --env test|live [--scopes prepare] [--origins https://a,https://b] [--label x] [--limit 6] [--write-limit 6]
  *   npm run keys -- list
  *   npm run keys -- revoke <keyId>
  * Talks to DATABASE_URL; when unset, to the embedded store under DATA_DIR: the one a running service
@@ -17,7 +17,7 @@ import { publishedEmbeddedUrl, startEmbeddedPostgres } from '../store/embedded.j
 import { migrate } from '../store/migrate.js';
 
 const USAGE = `usage:
-  npm run keys -- create --env test|live [--scopes prepare] [--origins https://a.example,https://b.example] [--label text] [--limit 6]
+  npm run keys -- create --env test|live [--scopes prepare] [--origins https://a.example,https://b.example] [--label text] [--limit 6] [--write-limit 6]
   npm run keys -- list
   npm run keys -- revoke <keyId>`;
 
@@ -39,6 +39,7 @@ function parse() {
         origins: { type: 'string' },
         label: { type: 'string' },
         limit: { type: 'string' },
+        'write-limit': { type: 'string' },
       },
     });
   } catch (error) {
@@ -96,6 +97,9 @@ async function run(): Promise<void> {
     throw new CliError('create needs --env test or --env live.');
   if (command === 'create' && values.limit !== undefined && !/^\d+$/.test(values.limit))
     throw new CliError(`--limit must be a whole number of prepares per minute, not "${values.limit}".`);
+  const writeLimit = values['write-limit'];
+  if (command === 'create' && writeLimit !== undefined && !/^\d+$/.test(writeLimit))
+    throw new CliError(`--write-limit must be a whole number of writes per minute, not "${writeLimit}".`);
   if (command === 'revoke' && !arg)
     throw new CliError('revoke needs the keyId to revoke (npm run keys -- list shows them).');
 
@@ -121,6 +125,7 @@ async function run(): Promise<void> {
         origins: split(values.origins) ?? null,
         label: values.label ?? null,
         prepareLimitPerMinute: values.limit === undefined ? null : Number(values.limit),
+        writeLimitPerMinute: writeLimit === undefined ? null : Number(writeLimit),
       });
       console.log(JSON.stringify(created, null, 2));
       console.error('The key is shown once: store it server-side now.');
@@ -132,6 +137,8 @@ async function run(): Promise<void> {
             k.environment,
             k.scopes.join(','),
             k.revoked_at ? 'revoked' : 'active',
+            `prepare ${k.prepare_limit_per_minute}/min`,
+            `write ${k.write_limit_per_minute}/min`,
             k.label ?? '',
           ].join('\t'),
         );

@@ -1,6 +1,8 @@
 import { writeFileSync } from 'node:fs';
-import { printSchemaFile } from '../schema/print.js';
+import { enumValuesFile, printSchemaFile } from '../schema/print.js';
 
-// Writes the committed SDL; a test compares it with the schema the code builds.
+// Writes the committed SDL (a test compares it with the schema the code builds) and the enum values the
+// REST facade's codegen types use (the internal spelling of each SCREAMING_CASE value, schema/enums.ts).
 writeFileSync('schema.graphql', printSchemaFile());
-console.log('wrote schema.graphql');
+writeFileSync('rest/generated/enum-values.json', enumValuesFile());
+console.log('wrote schema.graphql, rest/generated/enum-values.json');

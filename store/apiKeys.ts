@@ -8,6 +8,7 @@ export interface ApiKeyRow {
   origins: string[] | null;
   label: string | null;
   prepare_limit_per_minute: number;
+  write_limit_per_minute: number;
   created_at: Date;
   revoked_at: Date | null;
 }
@@ -16,13 +17,21 @@ export async function insertApiKey(
   db: Db,
   row: Pick<
     ApiKeyRow,
-    'key_id' | 'environment' | 'secret_hash' | 'scopes' | 'origins' | 'label' | 'prepare_limit_per_minute'
+    | 'key_id'
+    | 'environment'
+    | 'secret_hash'
+    | 'scopes'
+    | 'origins'
+    | 'label'
+    | 'prepare_limit_per_minute'
+    | 'write_limit_per_minute'
   >,
 ): Promise<void> {
   await query(
     db,
-    `INSERT INTO api_keys (key_id, environment, secret_hash, scopes, origins, label, prepare_limit_per_minute)
-     VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+    `INSERT INTO api_keys (key_id, environment, secret_hash, scopes, origins, label, prepare_limit_per_minute,
+                           write_limit_per_minute)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
     [
       row.key_id,
       row.environment,
@@ -31,6 +40,7 @@ export async function insertApiKey(
       row.origins,
       row.label,
       row.prepare_limit_per_minute,
+      row.write_limit_per_minute,
     ],
   );
 }

@@ -1,10 +1,10 @@
 import type pg from 'pg';
-import { ReadBatcher } from './batch.js';
 import { type Db, storeError } from './db.js';
 
 /**
- * Reads of the catalogue tables (002_catalogue.sql) for the read endpoints. The indexer writes these
- * tables; nothing here writes.
+ * Reads of the catalogue tables (002_catalogue.sql) for the read endpoints: the row shapes, one strategy
+ * by hash, its swaps and the checkpoints (the list pages: store/strategyList.ts). The indexer writes
+ * these tables; nothing here writes.
  */
 
 /** The columns of a strategy every read shows (list and detail). */
@@ -73,7 +73,7 @@ const iso = (column: string) => `${isoText(column)} AS ${column}`;
 
 // A page is read often: only what a list shows, and `tokens` (JSON) only where the columns do not say it.
 // [output name, expression]: the SQL select list and the row mapper of the list both come from here.
-const LIST_FIELDS: readonly (readonly [keyof StrategyRow, string])[] = [
+export const LIST_FIELDS: readonly (readonly [keyof StrategyRow, string])[] = [
   ['chain_key', 'chain_key'],
   ['strategy_hash', 'strategy_hash'],
   ['maker', 'maker'],
@@ -101,93 +101,9 @@ const LIST_FIELDS: readonly (readonly [keyof StrategyRow, string])[] = [
   ['last_swap_at', isoText('last_swap_at')],
 ];
 
-const LIST_COLUMNS = LIST_FIELDS.map(([name, expression]) =>
+export const LIST_COLUMNS = LIST_FIELDS.map(([name, expression]) =>
   name === expression ? name : `${expression} AS ${name}`,
 ).join(', ');
-const LIST_NAMES = [...LIST_FIELDS.map(([name]) => name), 'list_json', 'sort_value'] as const;
-
-/**
- * What a list reads. `full`: every column (the typed GraphQL fields walk them). `summaries`: the
- * rendered entry (`list_json`, migration 006), the columns a reader adds to it and the sort key; a row
- * without a rendered entry brings its columns as one JSON array (`columns`, LIST_FIELDS order) instead.
- * Six columns instead of twenty-nine: pg describes and decodes every column of every result, and on a
- * page of rendered entries the others were only NULLs to skip (bench/catalogue.ts).
- */
-export type ListProjection = 'full' | 'summaries';
-
-const SUMMARY_KEPT = ['chain_key', 'strategy_hash', 'app'] as const;
-const LIST_SELECT: Record<ListProjection, string> = {
-  full: `${LIST_COLUMNS}, list_json`,
-  summaries: `${SUMMARY_KEPT.join(', ')}, list_json, CASE WHEN list_json IS NULL THEN json_build_array(${LIST_FIELDS.map(([, expression]) => expression).join(', ')})::text END AS columns`,
-};
-
-/**
- * A list row read as an array (rowMode 'array', columns in LIST_FIELDS order, from `offset`) into one
- * object literal: pg's own per-row objects, or keys assigned in a loop, give dictionary-mode objects
- * that cost more to build and to serialise than the query itself on a busy page (bench/catalogue.ts).
- */
-function listedRow(
-  v: readonly unknown[],
-  o: number,
-  listJson: string | null,
-  sortValue: string | number,
-): ListedStrategy {
-  return {
-    chain_key: v[o] as string,
-    strategy_hash: v[o + 1] as string,
-    maker: v[o + 2] as string,
-    app: v[o + 3] as string,
-    token_a: v[o + 4] as string | null,
-    token_b: v[o + 5] as string | null,
-    symbol_a: v[o + 6] as string | null,
-    symbol_b: v[o + 7] as string | null,
-    decimals_a: v[o + 8] as number | null,
-    decimals_b: v[o + 9] as number | null,
-    pair_key: v[o + 10] as string | null,
-    tokens: v[o + 11],
-    initial_a: v[o + 12] as string | null,
-    initial_b: v[o + 13] as string | null,
-    balance_a: v[o + 14] as string | null,
-    balance_b: v[o + 15] as string | null,
-    status: v[o + 16] as StrategyRow['status'],
-    shipped_block: v[o + 17] as string,
-    shipped_tx: v[o + 18] as string,
-    shipped_at: v[o + 19] as string,
-    docked_block: v[o + 20] as string | null,
-    docked_at: v[o + 21] as string | null,
-    volume_usd: v[o + 22] as number,
-    swap_count: v[o + 23] as number,
-    last_swap_at: v[o + 24] as string | null,
-    list_json: listJson,
-    sort_value: sortValue,
-  };
-}
-// The literal above reads the columns by position: it must name them in the order of the select list.
-if (Object.keys(listedRow([], 0, null, 0)).join() !== LIST_NAMES.join())
-  throw new Error('listedRow is out of step with LIST_FIELDS');
-
-/** The columns of a summaries row whose entry is rendered: the three kept, the rest unread (null). */
-const RENDERED_ROW: unknown[] = LIST_FIELDS.map(() => null);
-const KEPT_AT = SUMMARY_KEPT.map((name) => LIST_FIELDS.findIndex(([field]) => field === name));
-
-/** A result row of `projection` (after `offset` leading columns) as a listed strategy. */
-function rowOf(projection: ListProjection, row: readonly unknown[], offset: number): ListedStrategy {
-  if (projection === 'full') {
-    // LIST_FIELDS, then list_json and sort_value
-    const n = offset + LIST_FIELDS.length;
-    return listedRow(row, offset, row[n] as string | null, row[n + 1] as string | number);
-  }
-  // SUMMARY_KEPT, then list_json, columns and sort_value
-  const n = offset + SUMMARY_KEPT.length;
-  const listJson = row[n] as string | null;
-  const columns = row[n + 1] as string | null;
-  const sortValue = row[n + 2] as string | number;
-  if (columns !== null) return listedRow(JSON.parse(columns) as unknown[], 0, listJson, sortValue);
-  const kept = RENDERED_ROW.slice();
-  for (let i = 0; i < KEPT_AT.length; i++) kept[KEPT_AT[i]!] = row[offset + i];
-  return listedRow(kept, 0, listJson, sortValue);
-}
-
 const DETAIL_COLUMNS = `${LIST_COLUMNS}, ${iso('first_seen_at')}, ${iso('first_volume_seen_at')}, strategy,
   traits::text AS traits, program`;
 
@@ -195,7 +111,7 @@ const DETAIL_COLUMNS = `${LIST_COLUMNS}, ${iso('first_seen_at')}, ${iso('first_v
  * A named (prepared) statement: Postgres plans each shape once per connection, which is most of the
  * cost of a short indexed read. An unreachable store maps to 503 like `query()`.
  */
-async function prepared<R extends pg.QueryResultRow>(
+export async function prepared<R extends pg.QueryResultRow>(
   db: Db,
   name: string,
   text: string,
@@ -203,218 +119,6 @@ async function prepared<R extends pg.QueryResultRow>(
 ): Promise<pg.QueryResult<R>> {
   try {
     return await db.query<R>({ name, text, values });
-  } catch (error) {
-    throw storeError(error);
-  }
-}
-
-export type StrategySortKey = 'recent' | 'volume';
-
-/** Where a page starts: the sort key of the last row of the previous page (keyset pagination). */
-export interface ListPosition {
-  /** shipped_at as Postgres text (microseconds kept) for `recent`, volume_usd for `volume`. */
-  value: string | number;
-  hash: string;
-  chain: string;
-}
-
-export interface ListStrategiesParams {
-  sort: StrategySortKey;
-  /** Chain keys to include (any of); null for every chain. */
-  chains: readonly string[] | null;
-  /** Exact pair keys to include (any of); null for every pair. */
-  pairs: readonly string[] | null;
-  after: ListPosition | null;
-  /** Rows to return; one more is read to know whether a next page exists. */
-  limit: number;
-  /** `full` unless said. */
-  projection?: ListProjection;
-}
-
-export interface ListedStrategy extends StrategyRow {
-  /**
-   * The entry as the list shows it, rendered by the store (migration 006) without chainId and
-   * verifiedRouter; null where the columns must build it. With the `summaries` projection the other
-   * columns are null wherever this is not.
-   */
-  list_json: string | null;
-  /** The sort key of this row as the cursor carries it. */
-  sort_value: string | number;
-}
-
-/** Most branches a list query is split into before it falls back to one filtered scan and a sort. */
-const MAX_BRANCHES = 16;
-
-/** The order of a list: total, (sort key, strategy_hash, chain_key), newest or most volume first. */
-function listOrder(sort: StrategySortKey) {
-  // Qualified: the output columns of the same names are display text, the sort needs the real column.
-  const column = sort === 'volume' ? 'strategies.volume_usd' : 'strategies.shipped_at';
-  return {
-    column,
-    cast: sort === 'volume' ? 'float8' : 'timestamptz',
-    sortValue: `${column}${sort === 'volume' ? '' : '::text'} AS sort_value`,
-    order: `${column} DESC, strategies.strategy_hash, strategies.chain_key`,
-  };
-}
-
-/** The keyset condition "after this row" for value, hash and chain expressions (`$n` or a column). */
-function afterCondition(sort: StrategySortKey, v: string, h: string, c: string): string {
-  const { column } = listOrder(sort);
-  // The first conjunct bounds the index range; the second is the exact keyset condition.
-  return ` AND ${column} <= ${v} AND (${column} < ${v} OR strategies.strategy_hash > ${h} OR (strategies.strategy_hash = ${h} AND strategies.chain_key > ${c}))`;
-}
-
-/** One branch of a list: at most one chain and one pair, read in index order. */
-interface Branch {
-  chain: string | null;
-  pair: string | null;
-  after: ListPosition | null;
-  limit: number;
-}
-
-const branchBatchers = new WeakMap<Db, Map<string, ReadBatcher<Branch, ListedStrategy[]>>>();
-
-/**
- * The batcher of one branch shape: every request of the shape that arrives while the previous batch
- * runs goes into the next statement, its parameter sets LATERAL-joined to the index-ordered branch (a
- * nested loop of index scans: each set still reads only its page).
- */
-function branchBatcher(
-  db: Db,
-  sort: StrategySortKey,
-  projection: ListProjection,
-  shape: Omit<Branch, 'limit'>,
-) {
-  const name = `catalogue_list_${projection}_${sort}_${shape.chain === null ? 0 : 1}${shape.pair === null ? 0 : 1}_${shape.after ? 'after' : 'first'}`;
-  let byShape = branchBatchers.get(db);
-  if (!byShape) {
-    byShape = new Map();
-    branchBatchers.set(db, byShape);
-  }
-  let batcher = byShape.get(name);
-  if (batcher) return batcher;
-  const { cast, sortValue, order } = listOrder(sort);
-  // [column of the parameter table, its SQL type, the value of a branch]
-  const inputs: Array<readonly [string, string, (b: Branch) => unknown]> = [
-    ['f_limit', 'int4', (b) => b.limit + 1],
-  ];
-  if (shape.chain !== null) inputs.push(['f_chain', 'text', (b) => b.chain]);
-  if (shape.pair !== null) inputs.push(['f_pair', 'text', (b) => b.pair]);
-  if (shape.after) {
-    inputs.push(['f_value', cast, (b) => b.after!.value]);
-    inputs.push(['f_hash', 'text', (b) => b.after!.hash]);
-    inputs.push(['f_after_chain', 'text', (b) => b.after!.chain]);
-  }
-  const where = [
-    "status = 'active'",
-    shape.chain === null ? null : 'chain_key = f.f_chain',
-    shape.pair === null ? null : 'pair_key = f.f_pair',
-  ]
-    .filter(Boolean)
-    .join(' AND ');
-  const after = shape.after ? afterCondition(sort, 'f.f_value', 'f.f_hash', 'f.f_after_chain') : '';
-  // The sets come as one JSON array of rows: a function without a row estimate of its input, so the
-  // plan Postgres would make for the actual values costs what the generic plan does and, after the
-  // plan cache's five trials, each batch runs the cached plan instead of being planned again (with
-  // `unnest` of array parameters a batch of one looks cheaper planned afresh: +0.25 ms each).
-  const text = `SELECT f.f_set, page.* FROM jsonb_to_recordset($1::jsonb)
-      AS f(f_set int4, ${inputs.map(([column, type]) => `${column} ${type}`).join(', ')})
-    CROSS JOIN LATERAL (SELECT ${LIST_SELECT[projection]}, ${sortValue} FROM strategies WHERE ${where}${after}
-      ORDER BY ${order} LIMIT f.f_limit) AS page`;
-  batcher = new ReadBatcher<Branch, ListedStrategy[]>(
-    async (branches) => {
-      const sets = branches.map((branch, i) => {
-        const set: Record<string, unknown> = { f_set: i };
-        for (const [column, , value] of inputs) set[column] = value(branch);
-        return set;
-      });
-      const values = [JSON.stringify(sets)];
-      let rows: unknown[][];
-      try {
-        // Arrays, mapped to one fixed shape: pg's per-row objects cost more than the query on a busy page.
-        ({ rows } = await db.query<unknown[]>({ name, text, values, rowMode: 'array' }));
-      } catch (error) {
-        throw storeError(error);
-      }
-      const pages: ListedStrategy[][] = branches.map(() => []);
-      for (const row of rows) pages[row[0] as number]!.push(rowOf(projection, row, 1));
-      return pages;
-    },
-    (b) => JSON.stringify([b.chain, b.pair, b.after?.value, b.after?.hash, b.after?.chain, b.limit]),
-  );
-  byShape.set(name, batcher);
-  return batcher;
-}
-
-/**
- * Open strategies, newest first (or by volume), `limit` + 1 rows after `after`. The order is total:
- * (sort key, strategy_hash, chain_key). Each (chain, pair) combination is one index-ordered branch.
- * A single branch (the common case: a chain and a pair, or neither) goes through a batcher (store/batch.ts).
- * Several are merged (UNION ALL … ORDER BY … LIMIT is a Merge Append of index scans), so a filter on
- * "A/B" that must match either spelling of the pair key still reads only a page of rows.
- */
-export async function listOpenStrategies(db: Db, params: ListStrategiesParams): Promise<ListedStrategy[]> {
-  const chains = params.chains ?? [null];
-  const pairs = params.pairs ?? [null];
-  if (chains.length === 1 && pairs.length === 1) {
-    const branch: Branch = { chain: chains[0]!, pair: pairs[0]!, after: params.after, limit: params.limit };
-    return branchBatcher(db, params.sort, params.projection ?? 'full', branch).load(branch);
-  }
-
-  const values: unknown[] = [];
-  const param = (value: unknown) => {
-    values.push(value);
-    return `$${values.length}`;
-  };
-  const { cast, sortValue, order } = listOrder(params.sort);
-  const projection = params.projection ?? 'full';
-  const select = LIST_SELECT[projection];
-  // Over the merged branches only the output columns exist: sort_value carries the key.
-  const mergedOrder = `${params.sort === 'volume' ? 'sort_value' : 'sort_value::timestamptz'} DESC, strategy_hash, chain_key`;
-  const limit = param(params.limit + 1);
-
-  let after = '';
-  if (params.after) {
-    const v = `${param(params.after.value)}::${cast}`;
-    after = afterCondition(params.sort, v, param(params.after.hash), param(params.after.chain));
-  }
-
-  const branchCount = chains.length * pairs.length;
-  let text: string;
-  let shape: string;
-  if (branchCount <= MAX_BRANCHES) {
-    const branches: string[] = [];
-    for (const chain of chains) {
-      for (const pair of pairs) {
-        const where = [
-          "status = 'active'",
-          chain === null ? null : `chain_key = ${param(chain)}`,
-          pair === null ? null : `pair_key = ${param(pair)}`,
-        ]
-          .filter(Boolean)
-          .join(' AND ');
-        branches.push(
-          `SELECT ${select}, ${sortValue} FROM strategies WHERE ${where}${after} ORDER BY ${order} LIMIT ${limit}`,
-        );
-      }
-    }
-    text = `SELECT * FROM (${branches.map((b) => `(${b})`).join(' UNION ALL ')}) AS page ORDER BY ${mergedOrder} LIMIT ${limit}`;
-    shape = `b${params.chains ? chains.length : 0}x${params.pairs ? pairs.length : 0}`;
-  } else {
-    const where = [
-      "status = 'active'",
-      params.chains ? `chain_key = ANY(${param(params.chains)}::text[])` : null,
-      params.pairs ? `pair_key = ANY(${param(params.pairs)}::text[])` : null,
-    ]
-      .filter(Boolean)
-      .join(' AND ');
-    text = `SELECT ${select}, ${sortValue} FROM strategies WHERE ${where}${after} ORDER BY ${order} LIMIT ${limit}`;
-    shape = `any${params.chains ? 1 : 0}${params.pairs ? 1 : 0}`;
-  }
-  const name = `catalogue_list_${projection}_${params.sort}_${shape}_${params.after ? 'after' : 'first'}`;
-  try {
-    const { rows } = await db.query<unknown[]>({ name, text, values, rowMode: 'array' });
-    return rows.map((row) => rowOf(projection, row, 0));
   } catch (error) {
     throw storeError(error);
   }

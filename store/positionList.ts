@@ -17,6 +17,8 @@ export interface PositionListFilter {
   wallet?: string;
   /** The (created_at text, strategy_hash) of the last row already shown. */
   after?: { at: string; hash: string };
+  /** One position by its strategy hash (a webhook's payload). */
+  hash?: string;
   limit: number;
 }
 
@@ -48,6 +50,7 @@ export async function listPositionsOfKey(
   if (filter.chain !== undefined) add((n) => `p.chain_key = ${n}`, filter.chain);
   if (filter.wallet !== undefined) add((n) => `p.wallet = ${n}`, filter.wallet);
   if (filter.status !== undefined) add((n) => `(${STATE_SQL}) = ${n}`, filter.status);
+  if (filter.hash !== undefined) add((n) => `p.strategy_hash = ${n}`, filter.hash);
   if (filter.after !== undefined) {
     params.push(filter.after.at, filter.after.hash);
     where.push(`(p.created_at, p.strategy_hash) < ($${params.length - 1}::timestamptz, $${params.length})`);

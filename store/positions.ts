@@ -109,6 +109,13 @@ export interface PositionStatusRow
   docked_seen_at: Date | null;
 }
 
+/** The columns of a PositionStatusRow, over `positions p LEFT JOIN strategies s`. */
+export const STATUS_COLUMNS = `p.strategy_hash, p.chain_key, p.chain_id, p.wallet, p.token_a, p.token_b,
+            p.amount_a::text AS amount_a, p.amount_b::text AS amount_b, p.maker_fee_bps, p.protocol_fee_bps,
+            p.created_at, p.payload->'position' AS position, s.strategy_hash IS NOT NULL AS observed, s.first_seen_at, s.first_volume_seen_at,
+            s.volume_usd, s.swap_count, s.status AS strategy_status, s.app, s.tokens AS shipped_tokens,
+            s.docked_seen_at`;
+
 /**
  * One query whatever the outcome: a position of another key and a missing one cost the same and both
  * come back `undefined`, so nothing (body or timing) tells them apart.
@@ -120,11 +127,7 @@ export async function findPositionStatus(
 ): Promise<PositionStatusRow | undefined> {
   const { rows } = await query<PositionStatusRow>(
     db,
-    `SELECT p.strategy_hash, p.chain_key, p.chain_id, p.wallet, p.token_a, p.token_b,
-            p.amount_a::text AS amount_a, p.amount_b::text AS amount_b, p.maker_fee_bps, p.protocol_fee_bps,
-            p.created_at, p.payload->'position' AS position, s.strategy_hash IS NOT NULL AS observed, s.first_seen_at, s.first_volume_seen_at,
-            s.volume_usd, s.swap_count, s.status AS strategy_status, s.app, s.tokens AS shipped_tokens,
-            s.docked_seen_at
+    `SELECT ${STATUS_COLUMNS}
        FROM positions p
        LEFT JOIN strategies s ON s.chain_key = p.chain_key AND s.strategy_hash = p.strategy_hash
       WHERE p.strategy_hash = $1 AND p.key_id = $2`,

@@ -4,9 +4,10 @@ import type express from 'express';
 import type { Request, Response } from 'express';
 
 /**
- * The operator's page: one HTML, one script, one stylesheet and the icon, read once at start and served from
- * memory outside the rate-limit buckets (createApp's `mount`). Only these files are served;
- * nothing else of `web/` is reachable. The page calls the demo endpoints from the same origin.
+ * The operator's page: one HTML, its script (app.js and the ES modules it imports, SCRIPTS), one stylesheet
+ * and the icon, read once at start and served from memory outside the rate-limit buckets (createApp's
+ * `mount`). Only these files are served; nothing else of `web/` is reachable. The page calls the demo
+ * endpoints from the same origin.
  */
 
 interface Asset {
@@ -16,6 +17,21 @@ interface Asset {
 }
 
 const HERE = new URL('./', import.meta.url);
+
+/** The page's script: app.js and the modules it imports, each served at /web/<name>. */
+const SCRIPTS = [
+  'app.js',
+  'api.js',
+  'badges.js',
+  'balances.js',
+  'dom.js',
+  'events.js',
+  'format.js',
+  'pilot.js',
+  'schedule.js',
+  'stats.js',
+  'status.js',
+];
 
 function asset(name: string, type: string, transform: (text: string) => string = (t) => t): Asset {
   const body = Buffer.from(transform(readFileSync(new URL(name, HERE), 'utf8')));
@@ -38,7 +54,7 @@ export function mountWeb(app: express.Express, options: { publicUrl: string }): 
   const page = asset('index.html', 'text/html; charset=utf-8', (html) =>
     html.replaceAll('%PUBLIC_URL%', escapeAttribute(options.publicUrl)),
   );
-  const script = asset('app.js', 'text/javascript; charset=utf-8');
+  const scripts = SCRIPTS.map((name) => [name, asset(name, 'text/javascript; charset=utf-8')] as const);
   const style = asset('style.css', 'text/css; charset=utf-8');
   const icon = asset('favicon.svg', 'image/svg+xml');
 
@@ -57,7 +73,7 @@ export function mountWeb(app: express.Express, options: { publicUrl: string }): 
   };
 
   app.get(['/', '/demo'], serve(page));
-  app.get('/web/app.js', serve(script));
+  for (const [name, script] of scripts) app.get(`/web/${name}`, serve(script));
   app.get('/web/style.css', serve(style));
   // Browsers ask for /favicon.ico on every page of the origin (docs, JSON too): an SVG, which they take.
   app.get(['/favicon.svg', '/favicon.ico'], serve(icon));

@@ -11,6 +11,8 @@ export interface ChainView {
   storeAvailable: boolean;
   rollup: ChainRollup | null;
   rollupUpdatedAt: Date | null;
+  /** When the roll-up's data is complete up to (store/rollups.ts `dataAsOf`). */
+  dataAsOf: Date | null;
   checkpoint: CheckpointRow | null;
 }
 
@@ -35,6 +37,7 @@ export async function listChains(ctx: GraphQLContext): Promise<ChainView[]> {
     storeAvailable,
     rollup: byChain.get(config.key) ?? null,
     rollupUpdatedAt: rollup?.refreshedAt ?? null,
+    dataAsOf: rollup?.dataAsOf ?? null,
     checkpoint: checkpointOf.get(config.key) ?? null,
   }));
 }

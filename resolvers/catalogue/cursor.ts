@@ -1,10 +1,11 @@
 /**
- * The opaque keyset cursor of strategy lists: what it carries and how it is read back. A cursor comes
+ * The opaque keyset cursors of the lists (strategies; positions and webhook deliveries): what they carry
+ * and how they are read back. A cursor comes
  * from the client, so every field is checked here, before any SQL, against what Postgres accepts for
  * it: a decoded cursor that passes can never make the list statement raise (issue 16).
  */
 import { ApiError } from '../../lib/errors.js';
-import type { ListPosition } from '../../store/catalogue.js';
+import type { ListPosition } from '../../store/strategyList.js';
 import type { StrategySort } from './params.js';
 
 const SORT_CODE: Record<StrategySort, string> = { recent: 'r', volume: 'v' };
@@ -49,33 +50,57 @@ export function isTimestampText(text: string): boolean {
   return date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
 }
 
+const invalidCursor = () =>
+  ApiError.invalid('cursor', 'cursor is not one this service issued; start again without it.');
+
+/** The `length` fields a cursor's base64url JSON array holds; anything else is 400 naming `cursor`. */
+function cursorFields(cursor: string, length: number): unknown[] {
+  if (cursor.length > MAX_CURSOR_LENGTH || !/^[A-Za-z0-9_-]+$/.test(cursor)) throw invalidCursor();
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    throw invalidCursor();
+  }
+  if (!Array.isArray(parsed) || parsed.length !== length) throw invalidCursor();
+  return parsed as unknown[];
+}
+
+/**
+ * The cursor of a newest-first list keyed by (time, id) (a key's positions, an endpoint's deliveries):
+ * `[code, time, id]` as base64url JSON, read back with the same checks as the strategy list's: the
+ * list's code, a timestamp Postgres reads, an id of `idPattern`, and exactly the text issued.
+ */
+export function timeKeysetCursor(code: string, idPattern: RegExp) {
+  const encode = (at: string, id: string): string =>
+    Buffer.from(JSON.stringify([code, at, id])).toString('base64url');
+  const decode = (cursor: string): { at: string; id: string } => {
+    const [issuedCode, at, id] = cursorFields(cursor, 3);
+    if (issuedCode !== code || typeof at !== 'string' || !isTimestampText(at)) throw invalidCursor();
+    if (typeof id !== 'string' || !idPattern.test(id)) throw invalidCursor();
+    if (encode(at, id) !== cursor) throw invalidCursor();
+    return { at, id };
+  };
+  return { encode, decode };
+}
+
 /**
  * The position a cursor carries, for `sort`. Anything but a cursor this service issued (its exact
  * encoding, each field of the type and range the store writes) is 400 INVALID_PARAMETER naming
  * `cursor`; so is a cursor of the other sort.
  */
 export function decodeCursor(cursor: string, sort: StrategySort): ListPosition {
-  const invalid = () =>
-    ApiError.invalid('cursor', 'cursor is not one this service issued; start again without it.');
-  if (cursor.length > MAX_CURSOR_LENGTH || !/^[A-Za-z0-9_-]+$/.test(cursor)) throw invalid();
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  } catch {
-    throw invalid();
-  }
-  if (!Array.isArray(parsed) || parsed.length !== 4) throw invalid();
-  const [code, value, hash, chain] = parsed as unknown[];
-  if (typeof hash !== 'string' || !STORED_HASH.test(hash)) throw invalid();
-  if (typeof chain !== 'string' || !CHAIN_KEY.test(chain)) throw invalid();
+  const [code, value, hash, chain] = cursorFields(cursor, 4);
+  if (typeof hash !== 'string' || !STORED_HASH.test(hash)) throw invalidCursor();
+  if (typeof chain !== 'string' || !CHAIN_KEY.test(chain)) throw invalidCursor();
   let issuedFor: StrategySort;
   if (code === 'r' && typeof value === 'string' && isTimestampText(value)) issuedFor = 'recent';
   else if (code === 'v' && typeof value === 'number' && Number.isFinite(value)) issuedFor = 'volume';
-  else throw invalid();
+  else throw invalidCursor();
   const position: ListPosition = { value, hash, chain };
   // Exactly the text this service would issue for it: no other spelling, padding or trailing bits
   // (and so no invalid UTF-8, which decodes to U+FFFD and re-encodes differently).
-  if (encodeCursor(issuedFor, position) !== cursor) throw invalid();
+  if (encodeCursor(issuedFor, position) !== cursor) throw invalidCursor();
   if (issuedFor !== sort)
     throw ApiError.invalid('cursor', `cursor was issued for sort=${issuedFor}; keep the same sort.`);
   return position;

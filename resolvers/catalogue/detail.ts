@@ -1,7 +1,12 @@
 /** One strategy: found by hash, its shipped bytes decoded and its latest swaps. */
 import type { Hex } from 'viem';
 import { decodeStrategy } from '../../chain/order.js';
-import { decodeProgram } from '../../chain/program.js';
+import {
+  type DecodedProgram,
+  decodeProgram,
+  describeProgram,
+  type ProgramInstruction,
+} from '../../chain/program.js';
 import { ApiError } from '../../lib/errors.js';
 import type { GraphQLContext } from '../../schema/context.js';
 import { recentSwaps, type StrategyDetailRow, type SwapRow } from '../../store/catalogue.js';
@@ -30,33 +35,72 @@ export async function strategyByHash(
   return best ?? null;
 }
 
-/** The shipped bytes decoded: the order (maker, traits, Aqua flag) and the program's instructions. */
-export async function decodedStrategy(ctx: GraphQLContext, row: StrategyView): Promise<unknown> {
-  let bytes = row.strategy;
-  let stored = row.program;
-  if (bytes === undefined) {
-    const full = (await ctx.loaders.strategiesByHash.load(row.strategy_hash)).find(
-      (r) => r.chain_key === row.chain_key,
-    );
-    bytes = full?.strategy;
-    stored = full?.program;
-  }
+/** The shipped bytes of a list row (which does not carry them) or of a detail row. */
+async function shippedBytes(ctx: GraphQLContext, row: StrategyView): Promise<{ bytes: string | undefined }> {
+  if (row.strategy !== undefined) return { bytes: row.strategy };
+  const full = (await ctx.loaders.strategiesByHash.load(row.strategy_hash)).find(
+    (r) => r.chain_key === row.chain_key,
+  );
+  return { bytes: full?.strategy };
+}
+
+/**
+ * An instruction as the REST detail has always shown it (opcode, name, args as hex, `decoded`: the
+ * args by name when they decode; uints up to 32 bits as numbers, wider ones as decimal strings), plus
+ * what the table decoder adds: offset, typedArgs, ok, error.
+ */
+function instructionJson(instruction: ProgramInstruction): unknown {
+  if (!instruction.ok) return instruction;
+  const named = instruction.typedArgs.map((a) => [
+    a.name,
+    a.type === 'uint16' || a.type === 'uint32' ? Number(a.value) : a.value,
+  ]);
+  return { ...instruction, decoded: Object.fromEntries(named) };
+}
+
+/**
+ * The REST detail's `decoded`: the order (maker, traits, Aqua flag) and the program's instructions, from
+ * the shipped bytes (the graph says the same typed: `Strategy.order` and `Strategy.program`). The indexer
+ * stores only strategies whose bytes decode as an order, so `order` is null only for bytes it never wrote.
+ */
+export function renderDecoded(bytes: string | null): { order: ShippedOrder | null; program: unknown[] } {
+  const order = orderOf(bytes ?? undefined);
+  return { order, program: order ? decodeProgram(order.data).map(instructionJson) : [] };
+}
+
+export interface ShippedOrder {
+  /** Lower case. */
+  maker: string;
+  /** uint256 in decimal. */
+  traits: string;
+  useAqua: boolean;
+  /** The program bytes. */
+  data: Hex;
+}
+
+/** The shipped order's fields; null when the bytes are not an order. */
+export async function shippedOrder(ctx: GraphQLContext, row: StrategyView): Promise<ShippedOrder | null> {
+  return orderOf((await shippedBytes(ctx, row)).bytes);
+}
+
+function orderOf(bytes: string | undefined): ShippedOrder | null {
   const order = bytes ? decodeStrategy(bytes as Hex) : null;
-  if (!order) return { order: null, program: toJson(stored ?? []) };
+  if (!order) return null;
   return {
-    order: {
-      maker: order.maker.toLowerCase(),
-      traits: order.traits.toString(),
-      useAqua: ((order.traits >> 254n) & 1n) === 1n,
-      data: order.data,
-    },
-    program: toJson(decodeProgram(order.data)),
+    maker: order.maker.toLowerCase(),
+    traits: order.traits.toString(),
+    useAqua: ((order.traits >> 254n) & 1n) === 1n,
+    data: order.data,
   };
 }
 
-/** bigints (uint256 args) as decimal strings, so the value is plain JSON. */
-function toJson(value: unknown): unknown {
-  return JSON.parse(JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)));
+/** The program of the shipped order, instruction by instruction; null when the bytes are not an order. */
+export async function strategyProgram(
+  ctx: GraphQLContext,
+  row: StrategyView,
+): Promise<DecodedProgram | null> {
+  const order = await shippedOrder(ctx, row);
+  return order ? describeProgram(order.data) : null;
 }
 
 export interface SwapView {

@@ -3,7 +3,7 @@ import { pairKeyOf } from '../../indexer/batch.js';
 import type { ChainConfig } from '../../lib/config.js';
 import { ApiError } from '../../lib/errors.js';
 import type { GraphQLContext } from '../../schema/context.js';
-import type { StrategySortKey } from '../../store/catalogue.js';
+import type { StrategySortKey } from '../../store/strategyList.js';
 
 export const STRATEGY_SORTS = ['recent', 'volume'] as const;
 export type StrategySort = StrategySortKey;
@@ -66,4 +66,49 @@ export function resolveLimit(limit: number | null | undefined): number {
     throw ApiError.invalid('limit', `limit must be an integer from 1 to ${MAX_LIMIT}.`);
   }
   return value;
+}
+
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+
+/** An address as the store keeps it (lower case), or 400 naming the parameter. */
+export function resolveAddress(text: string, parameter: string): string {
+  if (!ADDRESS.test(text))
+    throw ApiError.invalid(parameter, `${parameter} must be an address: 0x followed by 40 hex characters.`);
+  return text.toLowerCase();
+}
+
+/**
+ * The pair keys holding a token, named by symbol (any case) or by an address the registry lists:
+ * every pair of it with another listed symbol. 400 naming the parameter for a token it does not list.
+ */
+export function resolveToken(
+  ctx: GraphQLContext,
+  text: string,
+  parameter = 'token',
+): { symbol: string; pairs: string[] } {
+  const symbols = registrySymbols(ctx);
+  const symbol = ADDRESS.test(text)
+    ? ctx.services.registry
+        .list()
+        .flatMap((c) => c.tokens)
+        .find((t) => t.address.toLowerCase() === text.toLowerCase())?.symbol
+    : symbols.get(text.toLowerCase());
+  if (!symbol)
+    throw ApiError.invalid(
+      parameter,
+      `${parameter} must be a token symbol or address that /api/chains lists.`,
+    );
+  const pairs = [...new Set(symbols.values())]
+    .filter((s) => s !== symbol)
+    .map((other) => pairKeyOf(symbol, other));
+  return { symbol, pairs };
+}
+
+/** An instant Postgres reads as written (years 1 to 9999), as ISO 8601 UTC, or 400 naming the parameter. */
+export function resolveInstant(text: string, parameter: string): string {
+  const ms = Date.parse(text);
+  const year = Number.isNaN(ms) ? Number.NaN : new Date(ms).getUTCFullYear();
+  if (!(year >= 1 && year <= 9999))
+    throw ApiError.invalid(parameter, `${parameter} must be an ISO 8601 date-time from year 1 to 9999.`);
+  return new Date(ms).toISOString();
 }

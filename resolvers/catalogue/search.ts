@@ -2,8 +2,8 @@
 import { pairKeyOf } from '../../indexer/batch.js';
 import { ApiError } from '../../lib/errors.js';
 import type { GraphQLContext } from '../../schema/context.js';
-import type { ListProjection } from '../../store/catalogue.js';
-import { page, type StrategyPage } from './list.js';
+import type { ListProjection } from '../../store/strategyList.js';
+import { page, type StrategyConnection } from './list.js';
 import { registrySymbols, resolveLimit, type StrategySort } from './params.js';
 
 export interface SearchArgs {
@@ -13,7 +13,7 @@ export interface SearchArgs {
   sort?: StrategySort | null;
 }
 
-export interface StrategySearch extends StrategyPage {
+export interface StrategySearch extends StrategyConnection {
   query: { q: string; chains: string[]; symbols: string[]; unmatched: string[] };
 }
 
@@ -76,12 +76,11 @@ export async function searchStrategies(
           const inPair = key.split('/');
           return symbolGroups.every((group) => group.some((s) => inPair.includes(s)));
         });
+  // A word that names nothing: no page to read, but the limit is still checked.
+  if (unmatched.length > 0) resolveLimit(args.limit);
   const result =
     unmatched.length > 0
-      ? {
-          strategies: [],
-          page: { limit: resolveLimit(args.limit), nextCursor: null, sort: args.sort ?? 'recent' },
-        }
+      ? { edges: [], pageInfo: { hasNextPage: false, endCursor: null } }
       : await page(
           ctx,
           { chains: matchedChains.size > 0 ? [...matchedChains] : null, pairs },

@@ -8,6 +8,8 @@ export const STATS_SOURCE = 'indexer:aqua-swapvm-events';
 export interface StatsView {
   source: string;
   rollupUpdatedAt: Date | null;
+  /** When the data is complete up to (store/rollups.ts `dataAsOf`); null before the first roll-up. */
+  dataAsOf: Date | null;
   totals: CatalogueRollup['totals'];
   chains: ChainRollup[];
   pairs: PairRollup[];
@@ -21,6 +23,7 @@ export const EMPTY_TOTALS: CatalogueRollup['totals'] = {
   volume_1d_usd: 0,
   volume_7d_usd: 0,
   volume_30d_usd: 0,
+  tvl_usd: 0,
   last_activity: null,
 };
 
@@ -28,18 +31,26 @@ export const EMPTY_TOTALS: CatalogueRollup['totals'] = {
 export async function getStats(ctx: GraphQLContext): Promise<StatsView> {
   const rollup = await ctx.loaders.rollup.load('catalogue');
   if (!rollup)
-    return { source: STATS_SOURCE, rollupUpdatedAt: null, totals: EMPTY_TOTALS, chains: [], pairs: [] };
-  const { payload, refreshedAt } = rollup;
+    return {
+      source: STATS_SOURCE,
+      rollupUpdatedAt: null,
+      dataAsOf: null,
+      totals: EMPTY_TOTALS,
+      chains: [],
+      pairs: [],
+    };
+  const { payload, refreshedAt, dataAsOf } = rollup;
   return {
     source: STATS_SOURCE,
     rollupUpdatedAt: refreshedAt,
+    dataAsOf,
     totals: { ...EMPTY_TOTALS, ...payload.totals },
     chains: payload.chains ?? [],
     pairs: payload.pairs ?? [],
   };
 }
 
-/** Whole seconds since the roll-up was refreshed (never negative: clocks of two hosts may differ). */
+/** Whole seconds since `at` (the roll-up's data time; never negative: clocks of two hosts may differ). */
 export function freshnessSeconds(refreshedAt: Date | string | null, now = Date.now()): number | null {
   if (refreshedAt === null) return null;
   const at = typeof refreshedAt === 'string' ? Date.parse(refreshedAt) : refreshedAt.getTime();

@@ -7,7 +7,8 @@ import { ApiError } from '../../lib/errors.js';
 import type { GraphQLContext } from '../../schema/context.js';
 import { type ListedPositionRow, listPositionsOfKey, type PositionState } from '../../store/positionList.js';
 import { UNAUTHORIZED_MESSAGE } from '../apiKeys.js';
-import { isTimestampText, MAX_CURSOR_LENGTH } from '../catalogue/cursor.js';
+import { timeKeysetCursor } from '../catalogue/cursor.js';
+import { type Connection, pageConnection } from '../connection.js';
 import { type ObservedPosition, shapePosition } from './status.js';
 
 export const POSITION_STATES = ['prepared', 'shipped', 'filled', 'docked'] as const;
@@ -27,34 +28,16 @@ export interface PositionListArgs {
 
 export type ListedPosition = ObservedPosition & { metadata: Record<string, string> | null };
 
-export interface PositionPage {
-  positions: ListedPosition[];
-  nextCursor: string | null;
-}
-
 type Keyset = { at: string; hash: string };
 
-export function encodePositionCursor(at: string, hash: string): string {
-  return Buffer.from(JSON.stringify([CURSOR_CODE, at, hash])).toString('base64url');
-}
+const positionCursor = timeKeysetCursor(CURSOR_CODE, STORED_HASH);
+
+export const encodePositionCursor = positionCursor.encode;
 
 /** The keyset a cursor carries; anything but a cursor this service issued is 400 naming `cursor`. */
-export function decodePositionCursor(cursor: string): Keyset {
-  const invalid = () =>
-    ApiError.invalid('cursor', 'cursor is not one this service issued; start again without it.');
-  if (cursor.length > MAX_CURSOR_LENGTH || !/^[A-Za-z0-9_-]+$/.test(cursor)) throw invalid();
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  } catch {
-    throw invalid();
-  }
-  if (!Array.isArray(parsed) || parsed.length !== 3) throw invalid();
-  const [code, at, hash] = parsed as unknown[];
-  if (code !== CURSOR_CODE || typeof at !== 'string' || !isTimestampText(at)) throw invalid();
-  if (typeof hash !== 'string' || !STORED_HASH.test(hash)) throw invalid();
-  if (encodePositionCursor(at, hash) !== cursor) throw invalid();
-  return { at, hash };
+function decodePositionCursor(cursor: string): Keyset {
+  const { at, id } = positionCursor.decode(cursor);
+  return { at, hash: id };
 }
 
 /** The filters checked before any SQL: each refusal is 400 naming its parameter. */
@@ -89,7 +72,10 @@ function keyIdOf(ctx: GraphQLContext): string {
   return ctx.apiKey.keyId;
 }
 
-export async function listPositions(ctx: GraphQLContext, args: PositionListArgs): Promise<PositionPage> {
+export async function listPositions(
+  ctx: GraphQLContext,
+  args: PositionListArgs,
+): Promise<Connection<ListedPosition>> {
   const keyId = keyIdOf(ctx);
   const limit = args.limit ?? POSITIONS_DEFAULT_LIMIT;
   if (!Number.isInteger(limit) || limit < 1 || limit > POSITIONS_MAX_LIMIT)
@@ -99,12 +85,12 @@ export async function listPositions(ctx: GraphQLContext, args: PositionListArgs)
     args.cursor === undefined || args.cursor === null ? undefined : decodePositionCursor(args.cursor);
   // One row more than the page tells whether another page follows.
   const rows = await listPositionsOfKey(ctx.services.db, keyId, { ...filters, after, limit: limit + 1 });
-  const page = rows.slice(0, limit);
-  const last = page[page.length - 1];
-  return {
-    positions: page.map((row) => listedPosition(ctx, row)),
-    nextCursor: rows.length > limit && last ? encodePositionCursor(last.cursor_at, last.strategy_hash) : null,
-  };
+  return pageConnection(
+    rows,
+    limit,
+    (row) => encodePositionCursor(row.cursor_at, row.strategy_hash),
+    (row) => listedPosition(ctx, row),
+  );
 }
 
 /**

@@ -1,7 +1,7 @@
 /** The preflight of a prepared position (SPEC §2.5): checks and the client-fixable issues. */
 import { type Address, checksumAddress, getAddress, type Hex, zeroAddress } from 'viem';
 import { AQUA_TRAITS, decodeStrategy, isPlainAquaOrder, strategyHashOf } from '../../chain/order.js';
-import { decodeProgram, PROTOCOL_FEE_1E9 } from '../../chain/program.js';
+import { addressArg, decodeProgram, PROTOCOL_FEE_1E9, uintArg } from '../../chain/program.js';
 import type { TokenConfig } from '../../lib/config.js';
 import type { PositionOrder } from './order.js';
 import { human, type Side } from './reads.js';
@@ -47,14 +47,14 @@ function programProblems(program: Hex, feeReceiver: string, makerFee1e9: number)
   const protocol = decoded[0];
   if (
     protocol?.name !== 'AquaProtocolFeeAmountIn' ||
-    protocol.decoded?.fee1e9 !== PROTOCOL_FEE_1E9 ||
-    protocol.decoded.receiver.toLowerCase() !== feeReceiver.toLowerCase()
+    uintArg(protocol, 'fee1e9') !== BigInt(PROTOCOL_FEE_1E9) ||
+    addressArg(protocol, 'receiver')?.toLowerCase() !== feeReceiver.toLowerCase()
   ) {
     problems.push("the first instruction is not the 0.05% protocol fee to the chain's fee receiver");
   }
   if (makerFee1e9 > 0) {
     const maker = decoded[1];
-    if (maker?.name !== 'FlatFeeAmountIn' || maker.decoded?.fee1e9 !== makerFee1e9) {
+    if (maker?.name !== 'FlatFeeAmountIn' || uintArg(maker, 'fee1e9') !== BigInt(makerFee1e9)) {
       problems.push('the maker fee instruction does not carry makerFeeBps × 100');
     }
   }

@@ -60,10 +60,11 @@ function transactionsOf(intent: ResolvedIntent, sides: readonly Side[], order: P
         allowance: side.allowance,
         needed,
         target: intent.approval === 'unlimited' ? maxUint256 : needed,
-        why:
-          (side.committed > 0n
+        why: `${
+          side.committed > 0n
             ? `One allowance serves every position of this wallet: this one's ${human(side.amount, side.token)} plus the ${human(side.committed, side.token)} its open positions hold. `
-            : '') + 'Tokens stay in the wallet; Aqua moves them only when a taker trades against a position.',
+            : ''
+        }Tokens stay in the wallet; Aqua moves them only when a taker trades against a position.`,
       });
     }
   }

@@ -7,6 +7,7 @@ import { getAddress } from 'viem';
 import { isApiError } from '../../lib/errors.js';
 import type { GraphQLContext } from '../../schema/context.js';
 import type { PositionStatusRow } from '../../store/positions.js';
+import { observeHealth } from '../webhooks/health.js';
 import { observedState, positionOfKey } from './access.js';
 import { positionHealth } from './health.js';
 import { type PositionStatus, SIGNER_NOTE, TIMESTAMPS_MEANING } from './types.js';
@@ -76,9 +77,11 @@ export async function positionStatus(ctx: GraphQLContext, positionId: string): P
   const observed = shapePosition(ctx.services.registry, row);
   const chain = ctx.services.registry.get(row.chain_key);
   const live = (observed.status === 'shipped' || observed.status === 'filled') && chain !== undefined;
+  const health = live ? await healthIfReadable(ctx, chain, row) : null;
+  if (health) await observeHealth(ctx, row, health);
   return {
     ...observed,
-    health: live ? await healthIfReadable(ctx, chain, row) : null,
+    health,
     signer: SIGNER_NOTE,
     checkedAt: new Date().toISOString(),
     timestampsMeaning: TIMESTAMPS_MEANING,

@@ -2,19 +2,16 @@ import { z } from 'zod';
 import { ApiError } from '../../lib/errors.js';
 import { jsonText } from '../../lib/rawJson.js';
 import { MAX_CURSOR_LENGTH } from '../../resolvers/catalogue/cursor.js';
+import { listStrategies, type StrategyConnection } from '../../resolvers/catalogue/list.js';
 import { DEFAULT_LIMIT, HASH, MAX_LIMIT, STRATEGY_SORTS } from '../../resolvers/catalogue/params.js';
-import {
-  ChainsDocument,
-  type ChainsQuery,
-  SearchStrategiesDocument,
-  StatsDocument,
-  StrategiesDocument,
-  StrategyDetailDocument,
-  type StrategyDetailQuery,
-} from '../generated/graphql.js';
+import { searchStrategies } from '../../resolvers/catalogue/search.js';
+import { summarise } from '../../resolvers/catalogue/summary.js';
+import { nextCursorOf } from '../../resolvers/connection.js';
+import type { GraphQLContext } from '../../schema/context.js';
 import { responseCacheFor, serialisedReadBody } from '../responseCache.js';
 import { queryParam, type RestRoute, type RouteContext, type RouteResult, readBody } from '../route.js';
 import { chainsBody, statsBody, strategiesBody, strategyDetailBody } from '../schemas/catalogue.js';
+import { chainsData, STATS_KEY, statsData, strategyDetail, strategyDetailData } from './catalogueData.js';
 
 /**
  * The catalogue's read paths (SPEC §4.1–4.3, §4.5): /api/stats, /api/chains, /api/strategies and
@@ -28,7 +25,7 @@ import { chainsBody, statsBody, strategiesBody, strategyDetailBody } from '../sc
  *   ({ SYMBOL: { address, decimals } }), contracts { aqua, router }, countsAvailable, counts { strategies, makers, pairs,
  *   swaps30d }, volumeUsd { d1, d7, d30 }, lastActivity, indexer { lastBlock, updatedAt } | null. When
  *   the store is unreachable the chains are still listed (they are configuration) with null counts,
- *   volumeUsd and indexer, and meta.freshnessSeconds null.
+ *   volumeUsd and indexer, and meta.freshnessSeconds null. Cached for one indexer poll (chainsData).
  *
  * GET /api/strategies — query parameters (unknown names are ignored; a known one that the resource
  *   does not take is 400 INVALID_PARAMETER naming it):
@@ -55,12 +52,11 @@ import { chainsBody, statsBody, strategiesBody, strategyDetailBody } from '../sc
  * GET /api/strategy-detail — hash (required, 0x + 64 hex; missing or malformed → 400), chain
  *   (optional: the same bytes may be shipped on two chains). Unknown → 404 NOT_FOUND. `data` is the
  *   strategy above plus firstSeenAt, firstVolumeSeenAt, alsoOnChains, strategy (shipped bytes), decoded
- *   { order { maker, traits, useAqua, data }, program[] }, recentSwaps[] (latest 10).
+ *   { order { maker, traits, useAqua, data }, program[] }, recentSwaps[] (latest 10). A program item:
+ *   { offset, opcode, name, args (hex), decoded { arg: value } (when it decodes), typedArgs[] { name,
+ *   type, value }, ok, error, raw (truncated only) }, by the router table of chain/instructions.ts.
+ *   Cached per hash and chain for one indexer poll (strategyDetailData).
  */
-
-/** SPEC §8: the /api/stats response cache. */
-export const STATS_CACHE_SECONDS = 60;
-const STATS_KEY = 'stats';
 
 export const RESOURCES = ['list', 'search', 'detail', 'chains', 'stats'] as const;
 type Resource = (typeof RESOURCES)[number];
@@ -109,31 +105,7 @@ function param<K extends Name>(ctx: RouteContext, name: K, required = false): Va
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Stats (cached)
-
-/** The serialised Stats `data`, from the response cache or computed once and cached for 60 s. */
-async function statsData(
-  ctx: RouteContext,
-): Promise<{ data: string; rollupAt: number | null; cached: boolean }> {
-  const cache = responseCacheFor(ctx.services);
-  const local = cache.peek(STATS_KEY);
-  if (local) return { ...local, cached: true };
-  const { value, cached } = await cache.getOrCompute(STATS_KEY, STATS_CACHE_SECONDS * 1000, async () => {
-    const { stats } = await ctx.operations.run(StatsDocument, {}, ctx.graphql());
-    const { source, rollupUpdatedAt, totals, chains, top_pairs_by_volume, top_pairs_by_positions } = stats;
-    const data = {
-      source,
-      totals: { ...totals, rollup_updated_at: rollupUpdatedAt },
-      chains,
-      top_pairs_by_volume,
-      top_pairs_by_positions,
-    };
-    const rollupAt = rollupUpdatedAt === null ? null : Date.parse(rollupUpdatedAt);
-    // Before the first roll-up there is nothing worth holding for a minute.
-    return { value: { data: JSON.stringify(data), rollupAt }, store: rollupAt !== null };
-  });
-  return { ...value, cached };
-}
+// Stats (cached: catalogueData.ts)
 
 const statsRoute: RestRoute = {
   method: 'GET',
@@ -143,7 +115,7 @@ const statsRoute: RestRoute = {
     operationId: 'getStats',
     summary: 'Totals, per-chain and top-pair roll-ups of the catalogue',
     description:
-      'Served from pre-aggregated views that the indexer refreshes on a schedule: `meta.freshnessSeconds` is the age of the roll-up (null before the first one, when the totals are zeros). A response is cached for 60 seconds (`meta.cached`). No key, no parameters. Rate limit: the `stats` bucket (120 per 60 s per client).',
+      'Served from pre-aggregated views that the indexer refreshes on a schedule: `meta.freshnessSeconds` is the age of the data of the roll-up: the time up to which every chain is indexed, never later than the refresh (during a backfill, the age of the last indexed block); null before the first roll-up, when the totals are zeros. A response is cached for 60 seconds (`meta.cached`). No key, no parameters. Rate limit: the `stats` bucket (120 per 60 s per client).',
     tags: ['Catalogue'],
     response: statsBody,
     errors: ['UPSTREAM_UNAVAILABLE'],
@@ -153,47 +125,17 @@ const statsRoute: RestRoute = {
     // The hit path: a map lookup and one concatenation (bench/stats.ts holds it to express's speed).
     const local = responseCacheFor(ctx.services).peek(STATS_KEY);
     if (local)
-      return { body: serialisedReadBody(ctx, local.data, { rollupAt: local.rollupAt, cached: true }) };
+      return {
+        body: serialisedReadBody(ctx, local.data, { rollupAt: local.rollupAt, cached: true }),
+        cachedData: local.data,
+      };
     const { data, rollupAt, cached } = await statsData(ctx);
-    return { body: serialisedReadBody(ctx, data, { rollupAt, cached }) };
+    return { body: serialisedReadBody(ctx, data, { rollupAt, cached }), cachedData: data };
   },
 };
 
 // ---------------------------------------------------------------------------------------------------
-// Chains
-
-type ChainItem = ChainsQuery['chains'][number];
-
-function chainBody(chain: ChainItem) {
-  return {
-    key: chain.key,
-    chainId: chain.chainId,
-    name: chain.name,
-    testnet: chain.testnet,
-    tokens: Object.fromEntries(
-      chain.tokens.map((t) => [t.symbol, { address: t.address, decimals: t.decimals }]),
-    ),
-    contracts: { aqua: chain.aqua, router: chain.router },
-    countsAvailable: chain.countsAvailable,
-    counts: {
-      strategies: chain.strategies,
-      makers: chain.makers,
-      pairs: chain.pairs,
-      swaps30d: chain.swaps30d,
-    },
-    volumeUsd: { d1: chain.volume1dUsd, d7: chain.volume7dUsd, d30: chain.volume30dUsd },
-    lastActivity: chain.lastActivity,
-    indexer: chain.indexer,
-  };
-}
-
-async function chainsData(ctx: RouteContext) {
-  const data = await ctx.operations.run(ChainsDocument, {}, ctx.graphql());
-  const rollupAt = data.chains[0]?.rollupUpdatedAt ?? null;
-  const freshnessSeconds =
-    rollupAt === null ? null : Math.max(0, Math.floor((Date.now() - Date.parse(rollupAt)) / 1000));
-  return { chains: data.chains.map(chainBody), freshnessSeconds };
-}
+// Chains (cached: catalogueData.ts)
 
 const chainsRoute: RestRoute = {
   method: 'GET',
@@ -203,43 +145,54 @@ const chainsRoute: RestRoute = {
     operationId: 'getChains',
     summary: 'The live chains, their tokens, contracts and counts',
     description:
-      'The chains this deployment serves, from its live registry (never hardcode chain keys or symbol-to-address mappings: read them here), with counts and USD volumes from the latest roll-up and where the indexer is. When the store cannot answer, the chains are still listed (they are configuration) with `countsAvailable: false`, null counts, volumes and indexer, and `meta.freshnessSeconds` null. No key, no parameters. Rate limit: the `chains` bucket (60 per 60 s per client).',
+      'The chains this deployment serves, from its live registry (never hardcode chain keys or symbol-to-address mappings: read them here), with counts and USD volumes from the latest roll-up and where the indexer is. When the store cannot answer, the chains are still listed (they are configuration) with `countsAvailable: false`, null counts, volumes and indexer, and `meta.freshnessSeconds` null. Served from a response cache for one indexer poll (what the `max-age` of the answer allows; `meta.cached` is then true; an answer without counts is never cached). No key, no parameters. Rate limit: the `chains` bucket (60 per 60 s per client).',
     tags: ['Catalogue'],
     response: chainsBody,
     errors: [],
   },
   async handle(ctx) {
-    const { chains, freshnessSeconds } = await chainsData(ctx);
-    return { body: readBody(ctx, { chains }, { freshnessSeconds }) };
+    const { data, rollupAt, cached } = await chainsData(ctx);
+    return { body: serialisedReadBody(ctx, data, { rollupAt, cached }), cachedData: data };
   },
 };
 
 // ---------------------------------------------------------------------------------------------------
 // Strategies
 
-async function strategyDetail(ctx: RouteContext, hash: string, chain: string | undefined) {
-  const { strategy } = await ctx.operations.run(StrategyDetailDocument, { hash, chain }, ctx.graphql());
-  if (!strategy) {
-    throw ApiError.notFound(
-      chain
-        ? `No strategy ${hash} on chain "${chain}" in the catalogue.`
-        : `No strategy ${hash} in the catalogue.`,
-    );
-  }
-  return strategy satisfies NonNullable<StrategyDetailQuery['strategy']>;
-}
-
 /**
  * The body of a page of strategies: `data` { resource, <what selected it>, strategies, page }. The
- * strategies arrive serialised (resolvers/catalogue/summary.ts `summarise`): spliced in, not re-encoded.
+ * strategies are serialised once from the store's rendered entries (resolvers/catalogue/summary.ts
+ * `summarise`) and spliced in, not re-encoded. The two lists are the one REST read not run as a
+ * persisted operation: the graph serves these pages as typed connections, walking ~30 fields per
+ * strategy, where the REST body is the entries the store already rendered.
  */
-function pageBody(
+type Paging = { limit?: number; cursor?: string; sort?: (typeof STRATEGY_SORTS)[number] };
+
+/** The paging parameters of the list and the search, as given. */
+const pagingOf = (ctx: RouteContext): Paging => ({
+  limit: param(ctx, 'limit'),
+  cursor: param(ctx, 'cursor'),
+  sort: param(ctx, 'sort'),
+});
+
+async function pageBody(
   ctx: RouteContext,
   resource: 'list' | 'search',
   [name, selection]: [string, unknown],
-  result: { summaries: unknown; page: unknown },
-): string {
-  const data = `{"resource":"${resource}","${name}":${JSON.stringify(selection)},"strategies":${jsonText(result.summaries)},"page":${JSON.stringify(result.page)}}`;
+  connection: StrategyConnection,
+  graph: GraphQLContext,
+  paging: Paging,
+): Promise<string> {
+  const summaries = await summarise(
+    graph,
+    connection.edges.map((e) => e.node),
+  );
+  const page = {
+    limit: paging.limit ?? DEFAULT_LIMIT,
+    nextCursor: nextCursorOf(connection.pageInfo),
+    sort: paging.sort ?? 'recent',
+  };
+  const data = `{"resource":"${resource}","${name}":${JSON.stringify(selection)},"strategies":${jsonText(summaries)},"page":${JSON.stringify(page)}}`;
   return serialisedReadBody(ctx, data, { rollupAt: null, cached: false });
 }
 
@@ -325,39 +278,27 @@ const strategiesRoute: RestRoute = {
       case 'list': {
         const chain = param(ctx, 'chain');
         const pair = param(ctx, 'pair');
-        const variables = {
-          chain,
-          pair,
-          limit: param(ctx, 'limit'),
-          cursor: param(ctx, 'cursor'),
-          sort: param(ctx, 'sort'),
-        };
-        const { strategies } = await ctx.operations.run(StrategiesDocument, variables, ctx.graphql());
+        const paging = pagingOf(ctx);
+        const graph = ctx.graphql();
+        const connection = await listStrategies(graph, { chain, pair, ...paging }, 'summaries');
         const filters = { chain: chain ?? null, pair: pair ?? null };
-        return { body: pageBody(ctx, 'list', ['filters', filters], strategies) };
+        return { body: await pageBody(ctx, 'list', ['filters', filters], connection, graph, paging) };
       }
       case 'search': {
-        const q = param(ctx, 'q', true)!;
-        const variables = {
-          q,
-          limit: param(ctx, 'limit'),
-          cursor: param(ctx, 'cursor'),
-          sort: param(ctx, 'sort'),
-        };
-        const { searchStrategies } = await ctx.operations.run(
-          SearchStrategiesDocument,
-          variables,
-          ctx.graphql(),
-        );
-        return { body: pageBody(ctx, 'search', ['query', searchStrategies.query], searchStrategies) };
+        const paging = pagingOf(ctx);
+        const graph = ctx.graphql();
+        const search = await searchStrategies(graph, { q: param(ctx, 'q', true)!, ...paging }, 'summaries');
+        return { body: await pageBody(ctx, 'search', ['query', search.query], search, graph, paging) };
       }
       case 'detail': {
         const strategy = await strategyDetail(ctx, param(ctx, 'hash', true)!, param(ctx, 'chain'));
         return { body: readBody(ctx, { resource, strategy }) };
       }
       case 'chains': {
-        const { chains, freshnessSeconds } = await chainsData(ctx);
-        return { body: readBody(ctx, { resource, chains }, { freshnessSeconds }) };
+        const { data, rollupAt, cached } = await chainsData(ctx);
+        return {
+          body: serialisedReadBody(ctx, `{"resource":"chains",${data.slice(1)}`, { rollupAt, cached }),
+        };
       }
       case 'stats': {
         const stats = await statsData(ctx);
@@ -380,7 +321,7 @@ const strategyDetailRoute: RestRoute = {
     operationId: 'getStrategyDetail',
     summary: 'One strategy: tokens, decoded program and recent swaps',
     description:
-      'One position of the catalogue (open or docked), with its shipped bytes decoded (order and program, instruction by instruction), when the service first saw it and its latest 10 swaps. The same bytes may be shipped on two chains: name `chain` to pick one (`alsoOnChains` lists the others). Unknown: 404. Rate limit: the `strategy-detail` bucket (60 per 60 s per client).',
+      'One position of the catalogue (open or docked), with its shipped bytes decoded (order and program, instruction by instruction), when the service first saw it and its latest 10 swaps. The same bytes may be shipped on two chains: name `chain` to pick one (`alsoOnChains` lists the others). Unknown: 404. Served from a response cache for one indexer poll per hash and `chain` (what the `max-age` of the answer allows; `meta.cached` is then true; `meta.freshnessSeconds` is null, a detail is not a roll-up). Rate limit: the `strategy-detail` bucket (60 per 60 s per client).',
     tags: ['Catalogue'],
     query: z.object({
       hash: parameters.hash.meta({
@@ -404,9 +345,8 @@ const strategyDetailRoute: RestRoute = {
     },
   },
   async handle(ctx) {
-    const hash = param(ctx, 'hash', true)!;
-    const chain = param(ctx, 'chain');
-    return { body: readBody(ctx, await strategyDetail(ctx, hash, chain)) };
+    const { data, cached } = await strategyDetailData(ctx, param(ctx, 'hash', true)!, param(ctx, 'chain'));
+    return { body: serialisedReadBody(ctx, data, { rollupAt: null, cached }), cachedData: data };
   },
 };
 

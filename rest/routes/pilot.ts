@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ApiError } from '../../lib/errors.js';
-import { MAX_BALANCE_ADDRESSES, parseAddressList } from '../../resolvers/pilot.js';
+import { MAX_BALANCE_ADDRESSES, parseAddressList } from '../../resolvers/balances.js';
 import { DemoBalancesDocument, PilotDocument } from '../generated/graphql.js';
 import { type RestRoute, readBody } from '../route.js';
 import { requireOperatorOrigin } from '../sameOrigin.js';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { MAX_CURSOR_LENGTH } from '../../resolvers/catalogue/cursor.js';
+import { nextCursorOf, REST_PAGING_NAMES } from '../../resolvers/connection.js';
 import {
   eachPosition,
   POSITION_STATES,
@@ -10,12 +11,12 @@ import {
 import { PositionListDocument } from '../generated/graphql.js';
 import {
   CSV_COLUMNS,
+  chunkWriter,
   csvHeader,
   csvLine,
   EXPORT_FORMATS,
   type ExportFormat,
   ndjsonLine,
-  writeChunk,
 } from '../positionExport.js';
 import { WALLET_PATTERN } from '../positionRequest.js';
 import { queryParam, type RestRoute, type RouteContext, readBody } from '../route.js';
@@ -121,10 +122,11 @@ export const positionExportRoutes: RestRoute[] = [
       res.setHeader('Content-Type', CONTENT_TYPES[format]);
       res.setHeader('Content-Disposition', `attachment; filename="positions.${format}"`);
       res.setHeader('Cache-Control', 'no-store');
+      const writeChunk = chunkWriter(res);
       try {
-        if (format === 'csv' && !(await writeChunk(res, csvHeader()))) return { body: null, streamed: true };
+        if (format === 'csv' && !(await writeChunk(csvHeader()))) return { body: null, streamed: true };
         while (!next.done) {
-          if (!(await writeChunk(res, next.value.map(line).join('')))) {
+          if (!(await writeChunk(next.value.map(line).join('')))) {
             await pages.return(undefined);
             return { body: null, streamed: true };
           }
@@ -188,12 +190,13 @@ export const positionListRoutes: RestRoute[] = [
       const cursor = queryParam(ctx, parameters, 'cursor') ?? null;
       const result = await ctx.operations.run(
         PositionListDocument,
-        { ...filters, limit, cursor },
+        { ...filters, first: limit, after: cursor },
         ctx.graphql(),
+        REST_PAGING_NAMES,
       );
-      const { nextCursor } = result.positions;
+      const nextCursor = nextCursorOf(result.positions.pageInfo);
       // The documented field order (the persisted manifest keeps selections sorted by name).
-      const positions = result.positions.positions.map((p) => ({
+      const positions = result.positions.edges.map(({ node: p }) => ({
         positionId: p.positionId,
         strategyHash: p.strategyHash,
         status: p.status,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { STRATEGY_SORTS } from '../../resolvers/catalogue/params.js';
 import { address, baseUnits, component, count, dateTime, hash32, meta, readBody, usd } from './common.js';
+import { decodedStrategy } from './program.js';
 
 /**
  * Bodies of the catalogue's read paths (rest/routes/catalogue.ts): /api/stats,
@@ -17,6 +18,10 @@ const pairStats = component(
     volume_1d_usd: usd,
     volume_7d_usd: usd,
     volume_30d_usd: usd,
+    tvl_usd: usd.meta({
+      description:
+        'Total value locked, USD: the live virtual balances of open strategies at the configured prices, as of the roll-up.',
+    }),
     last_activity: dateTime.nullable(),
   }),
 );
@@ -34,6 +39,10 @@ export const stats = component(
         volume_1d_usd: usd,
         volume_7d_usd: usd,
         volume_30d_usd: usd,
+        tvl_usd: usd.meta({
+          description:
+            'Total value locked, USD: the live virtual balances of open strategies at the configured prices, as of the roll-up.',
+        }),
         last_activity: dateTime.nullable(),
         rollup_updated_at: dateTime
           .nullable()
@@ -50,6 +59,10 @@ export const stats = component(
           volume_1d_usd: usd,
           volume_7d_usd: usd,
           volume_30d_usd: usd,
+          tvl_usd: usd.meta({
+            description:
+              'Total value locked, USD: the live virtual balances of open strategies at the configured prices, as of the roll-up.',
+          }),
           last_activity: dateTime.nullable(),
         }),
       ),
@@ -150,9 +163,7 @@ export const strategyDetail = component(
         .regex(/^0x[0-9a-fA-F]*$/)
         .nullable()
         .meta({ description: 'The shipped bytes (abi-encoded order).' }),
-      decoded: z.unknown().meta({
-        description: 'The shipped order (maker, traits) and its program, instruction by instruction.',
-      }),
+      decoded: decodedStrategy,
       recentSwaps: z
         .array(
           z.object({

@@ -155,7 +155,7 @@ export const ERROR_DOCS: Record<ErrorCode, ErrorDoc> = {
   RATE_LIMITED: {
     title: 'Rate limited',
     meaning:
-      'The bucket of this path is exhausted for the current window. Read buckets count per client, the prepare bucket per key. The `RateLimit-*` headers describe the bucket; `Retry-After` says when it resets.',
+      'The bucket of this path is exhausted for the current window. Read buckets count per client, the prepare and write buckets per key. The `RateLimit-*` headers describe the bucket; `Retry-After` says when it resets.',
     action:
       'Wait `Retry-After` seconds, then retry. Spread calls over the window; splitting one integration across several keys to raise the ceiling breaches the acceptable-use rules: ask the operator for a raised bucket instead.',
     example: { message: 'Rate limit of the stats bucket reached; retry after the window resets.' },

@@ -147,7 +147,7 @@ const healthIssue = z
   })
   .meta({ description: 'A shortfall, in the shape of the items of the error envelope issues[].' });
 
-const positionHealth = component(
+export const positionHealth = component(
   'PositionHealth',
   z
     .object({

@@ -4,9 +4,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { type Address, type Hex, parseEventLogs } from 'viem';
+import { type Address, getAddress, type Hex, parseAbi, parseEventLogs } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { aquaAbi, routerAbi } from '../../chain/abi.js';
+import { aquaAbi, erc20Abi, routerAbi } from '../../chain/abi.js';
 import {
   type ChainClient,
   classifyRpcError,
@@ -14,10 +14,11 @@ import {
   createChainClients,
 } from '../../chain/clients.js';
 import { decodeStrategy, isPlainAquaOrder } from '../../chain/order.js';
+import { DEPLOYED_AQUA, DEPLOYED_ROUTER, presetOf } from '../../chain/presets.js';
 import { ChainRegistry } from '../../chain/registry.js';
 import type { Devnet } from '../../devnet/devnet.js';
 import { spawnDevnet } from '../../devnet/process.js';
-import { type ChainConfig, readChainsFile } from '../../lib/config.js';
+import { type ChainConfig, readChainsFile } from '../../lib/chains.js';
 import { ApiError } from '../../lib/errors.js';
 import { testPort } from '../helpers/ports.js';
 
@@ -83,6 +84,33 @@ describe('devnet', () => {
     const pilot = registry.require('baseSepolia').pilot!;
     const wallets = [pilot.maker, pilot.taker, pilot.feeWallet, registry.require('baseSepolia').feeReceiver];
     expect(new Set(wallets.map((w) => w.toLowerCase())).size).toBe(4);
+  });
+
+  it('places Aqua, the router, Multicall3 and the preset tokens at the deployed addresses', async () => {
+    for (const chain of devnet!.chains) {
+      const preset = presetOf(chain.key)!;
+      expect([chain.aqua, chain.router, chain.multicall]).toEqual(
+        [DEPLOYED_AQUA, DEPLOYED_ROUTER, preset.multicall].map((a) => getAddress(a)),
+      );
+      for (const token of preset.tokens) {
+        expect(registry.token(chain.key, token.symbol)?.address).toBe(getAddress(token.address));
+      }
+      const client = clients.get(chain.key);
+      // The router's immutable names Aqua at its deployed address; a placed token kept its storage.
+      const aqua = await client.readContract({
+        address: chain.router as Address,
+        abi: parseAbi(['function AQUA() view returns (address)']),
+        functionName: 'AQUA',
+      });
+      expect(aqua).toBe(getAddress(DEPLOYED_AQUA));
+      const usdc = registry.token(chain.key, 'USDC')!;
+      const [symbol, supply] = await Promise.all([
+        client.readContract({ address: usdc.address as Address, abi: erc20Abi, functionName: 'symbol' }),
+        client.readContract({ address: usdc.address as Address, abi: erc20Abi, functionName: 'totalSupply' }),
+      ]);
+      expect(symbol).toBe('USDC');
+      expect(supply > 0n).toBe(true);
+    }
   });
 
   it('ships live strategies, docks some and swaps on every chain before ready', async () => {

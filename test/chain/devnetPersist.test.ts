@@ -2,8 +2,8 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEVNET_CHAINS } from '../../devnet/chains.js';
 import { launchChain, stateFileOf } from '../../devnet/persist.js';
-import { DEVNET_CHAINS } from '../../devnet/seed.js';
 import type { ChainConfig } from '../../lib/config.js';
 import { testPort } from '../helpers/ports.js';
 

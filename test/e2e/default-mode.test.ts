@@ -104,8 +104,8 @@ describe('the default mode (npm start, nothing configured)', () => {
     socket.write(request.subarray(request.length - 10));
     const sent = Date.now();
     await closed;
-    // Closed right after the answer, not after the keep-alive timeout (5 s).
-    expect(Date.now() - sent).toBeLessThan(3000);
+    // Closed right after the answer, not after the keep-alive timeout (5 s, so never sooner than that).
+    expect(Date.now() - sent).toBeLessThan(4_500);
     const response = parseResponse(received, { closed: true })!;
     expect(response.status).toBe(200);
     expect(response.headers.connection).toBe('close');

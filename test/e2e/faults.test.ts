@@ -20,7 +20,8 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createChainClient } from '../../chain/clients.js';
 import { type Anvil, startAnvil } from '../../devnet/anvil.js';
-import { DEVNET_CHAINS, type SeededChain, seedChain } from '../../devnet/seed.js';
+import { DEVNET_CHAINS } from '../../devnet/chains.js';
+import { type SeededChain, seedChain } from '../../devnet/seed.js';
 import type { ChainConfig } from '../../lib/config.js';
 import { createLogger } from '../../lib/logger.js';
 import { BUCKET_LIMITS, WINDOW_SECONDS } from '../../rest/buckets.js';
@@ -408,7 +409,8 @@ describe('faults under load, one service never restarted', () => {
     console.log(`faults/rpc-frozen: ${JSON.stringify(tally(samples))}`);
     const base = during.filter((s) => s.name === 'prepare base');
     expect(base.filter((s) => s.status === 504).length).toBeGreaterThan(0);
-    for (const s of base.filter((x) => x.status === 504)) expect(s.ms).toBeLessThan(RPC_TIMEOUT_MS + 1000);
+    // At the timeout, not after a second try (two timeouts); the margin is for the load sharing the box.
+    for (const s of base.filter((x) => x.status === 504)) expect(s.ms).toBeLessThan(2 * RPC_TIMEOUT_MS);
     expect(during.filter((s) => s.name !== 'prepare base' && s.status !== 200)).toEqual([]);
     await eventually('recovered after the freeze', recovered, 20_000);
   }, 60_000);

@@ -1159,11 +1159,11 @@ function graphqlCase(): fc.Arbitrary<Case> {
       variables: { h: h, a },
     })),
     fc.tuple(variables, variables).map(([l, c]) => ({
-      query: 'query($l: Int, $c: String) { strategies(limit: $l, cursor: $c) { page { limit } } }',
+      query: 'query($l: Int, $c: String) { strategies(first: $l, after: $c) { pageInfo { hasNextPage } } }',
       variables: { l, c },
     })),
     fc.tuple(variables).map(([q]) => ({
-      query: 'query($q: String!) { searchStrategies(q: $q) { page { limit } } }',
+      query: 'query($q: String!) { searchStrategies(q: $q) { pageInfo { hasNextPage } } }',
       variables: { q },
     })),
     fc.tuple(variables).map(([a]) => ({

@@ -5,41 +5,33 @@
  * POST /v1/positions/{id}/dock (status `docked`), a swap's minimum output honoured and a too-tight one
  * refused on chain (TakerTraitsInsufficientMinOutputAmount). RPC round trips of swap and dock counted.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import {
-  type Address,
-  BaseError,
-  createWalletClient,
-  encodeFunctionData,
-  getAddress,
-  type Hex,
-  http,
-  parseEther,
-} from 'viem';
+import { type Address, BaseError, getAddress, type Hex, parseEther } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { erc20Abi } from '../../chain/abi.js';
 import { dockCalldata } from '../../chain/calldata.js';
-import { type ChainClient, createChainClient, viemChainOf } from '../../chain/clients.js';
-import { ChainRegistry } from '../../chain/registry.js';
-import { type Devnet, startDevnet } from '../../devnet/devnet.js';
-import { type Indexer, startIndexer } from '../../indexer/index.js';
+import type { ChainClient } from '../../chain/clients.js';
+import type { Devnet } from '../../devnet/devnet.js';
+import type { Indexer } from '../../indexer/index.js';
 import type { ChainConfig } from '../../lib/config.js';
 import { testPort } from '../helpers/ports.js';
-import { type RpcProxy, startRpcProxy } from '../helpers/rpcProxy.js';
+import type { RpcProxy } from '../helpers/rpcProxy.js';
 import { startTestService, type TestService } from '../helpers/service.js';
+import {
+  MNEMONIC,
+  mintCalldata as mint,
+  startWritePath,
+  type Tx,
+  UNIT,
+  type WritePath,
+} from '../helpers/writePath.js';
 
 const BASE_PORT = testPort(19900);
 const PROXY_PORT = testPort(19903);
 /** Nothing listens here: a chain whose RPC cannot be reached. */
 const CLOSED_PORT = testPort(19904);
-const MNEMONIC = 'test test test test test test test test test test test junk';
-const UNIT = 1_000_000n;
-
+let w: WritePath;
 let devnet: Devnet;
-let dataDir: string;
 let proxy: RpcProxy;
 let svc: TestService;
 let indexer: Indexer;
@@ -52,14 +44,6 @@ let takerKey: string;
 const maker = mnemonicToAccount(MNEMONIC, { addressIndex: 9 });
 const taker = mnemonicToAccount(MNEMONIC, { addressIndex: 10 });
 
-interface Tx {
-  step: number;
-  purpose: string;
-  to: Address;
-  value: string;
-  data: Hex;
-  description: string;
-}
 interface Health {
   status: string;
   spender: string;
@@ -91,19 +75,9 @@ interface SwapBody {
   };
 }
 
-const token = (symbol: string) => base.tokens.find((t) => t.symbol === symbol)!.address as Address;
-
-async function send(account: typeof maker, tx: { to: Address; data: Hex; value?: bigint }) {
-  const wallet = createWalletClient({ account, chain: viemChainOf(base), transport: http(base.rpcUrl) });
-  const hash = await wallet.sendTransaction({ to: tx.to, data: tx.data, value: tx.value ?? 0n });
-  const receipt = await chain.waitForTransactionReceipt({ hash, timeout: 15_000 });
-  expect(receipt.status).toBe('success');
-  return receipt;
-}
-
-async function sendAll(account: typeof maker, txs: Tx[]) {
-  for (const tx of txs) await send(account, { to: tx.to, data: tx.data, value: BigInt(tx.value) });
-}
+const token = (symbol: string) => w.token(symbol);
+const send: WritePath['send'] = (account, tx) => w.send(account, tx);
+const sendAll: WritePath['sendAll'] = (account, txs) => w.sendAll(account, txs);
 
 async function call(method: 'GET' | 'POST', url: string, key: string, body?: unknown) {
   const res = await svc.get(url, {
@@ -161,21 +135,9 @@ function swapOf(hash: Hex, direction: 'aToB' | 'bToA', amount: bigint, extra: Re
 const balanceOf = (t: Address, who: Address) =>
   chain.readContract({ address: t, abi: erc20Abi, functionName: 'balanceOf', args: [who] });
 
-const mint = (to: Address, amount: bigint): Hex =>
-  encodeFunctionData({ abi: erc20Abi, functionName: 'mint', args: [to, amount] });
-
 beforeAll(async () => {
-  dataDir = mkdtempSync(path.join(tmpdir(), 'lifecycle-e2e-'));
-  devnet = await startDevnet({ basePort: BASE_PORT, dataDir, activityMs: 2_000_000_000 });
-  base = devnet.chains.find((c) => c.key === 'base')!;
-  proxy = await startRpcProxy({ port: PROXY_PORT, mode: 'forward', target: base.rpcUrl });
-  const gatewayChains = devnet.chains.map((c) => (c.key === 'base' ? { ...c, rpcUrl: proxy.url } : c));
-  svc = await startTestService({ chains: gatewayChains, env: { INDEXER: 'off' } });
-  indexer = await startIndexer(
-    { ...svc.services, registry: new ChainRegistry(devnet.chains) },
-    { background: false },
-  );
-  chain = createChainClient(base, { rpcTimeoutMs: 10_000 });
+  w = await startWritePath({ basePort: BASE_PORT, proxyPort: PROXY_PORT, name: 'lifecycle-e2e' });
+  ({ devnet, base, proxy, svc, indexer, chain } = w);
   makerKey = (await svc.createKey({ environment: 'LIVE', prepareLimitPerMinute: 1000, label: 'maker' })).key;
   takerKey = (await svc.createKey({ environment: 'LIVE', prepareLimitPerMinute: 1000, label: 'taker' })).key;
   for (const symbol of ['USDC', 'USDT']) {
@@ -186,11 +148,7 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  await indexer?.stop();
-  await svc?.stop();
-  await proxy?.stop();
-  await devnet?.stop();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  await w?.stop();
 });
 
 describe("the maker's lifecycle on the devnet", () => {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type Devnet, startDevnet } from '../../devnet/devnet.js';
 import { testPort } from '../helpers/ports.js';
 import { startTestService, type TestService } from '../helpers/service.js';
@@ -151,6 +151,11 @@ describe('access log and request id', () => {
     });
     await res.arrayBuffer();
     const id = res.headers.get('x-request-id');
+    // The line is written when the response finishes, which the client may see first: wait for it.
+    await vi.waitFor(() => expect(lines.some((l) => l.requestId === id)).toBe(true), {
+      timeout: 5_000,
+      interval: 20,
+    });
     await new Promise((r) => setTimeout(r, 50));
     const mine = lines.filter((l) => l.requestId === id);
     expect(mine).toHaveLength(1);

@@ -214,6 +214,23 @@ describe('the catalogue reads match the contract', () => {
     await call(svc, 'GET', `/api/strategy-detail?hash=0x${'cd'.repeat(32)}`, 404);
   });
 
+  it('GET /api/makers/{address} and GET /api/strategies/{hash}/activity: 200, 400, 404', async () => {
+    const list = await call(svc, 'GET', '/api/strategies?limit=1', 200);
+    const { hash, chain, maker } = list.body.data.strategies[0] as {
+      hash: string;
+      chain: string;
+      maker: string;
+    };
+    const m = await call(svc, 'GET', `/api/makers/${maker}?chain=${chain}`, 200);
+    expect(m.body.data.address).toBe(maker);
+    await call(svc, 'GET', `/api/makers/${maker}`, 400);
+    await call(svc, 'GET', `/api/makers/0x${'77'.repeat(20)}?chain=${chain}`, 404);
+    const a = await call(svc, 'GET', `/api/strategies/${hash}/activity?chain=${chain}&granularity=hour`, 200);
+    expect(a.body.data.strategy.hash).toBe(hash);
+    await call(svc, 'GET', `/api/strategies/${hash}/activity?granularity=week`, 400);
+    await call(svc, 'GET', `/api/strategies/0x${'cd'.repeat(32)}/activity`, 404);
+  });
+
   it('GET /api/badge: every metric, and a 400', async () => {
     for (const metric of ['volume30', 'volume7', 'volume1', 'strategies', 'makers', 'pairs', 'chains']) {
       const badge = await call(svc, 'GET', `/api/badge?metric=${metric}`, 200);
@@ -511,15 +528,35 @@ describe('position actions and swaps match the contract (issue 17)', () => {
   });
 });
 
+/**
+ * Operations whose answers their own suites check against the published document, every one of them
+ * (a stream and a signed delivery flow need a set-up of their own): the suite named.
+ */
+const VALIDATED_IN_THEIR_SUITE: Record<string, string> = {
+  'GET /api/events': 'test/e2e/events.test.ts (each message against CatalogueEventMessage)',
+  'POST /v1/webhooks': 'test/e2e/webhooks.test.ts',
+  'GET /v1/webhooks': 'test/e2e/webhooks.test.ts',
+  'GET /v1/webhooks/{webhookId}': 'test/e2e/webhooks.test.ts',
+  'DELETE /v1/webhooks/{webhookId}': 'test/e2e/webhooks.test.ts',
+  'POST /v1/webhooks/{webhookId}/rotate': 'test/e2e/webhooks.test.ts',
+  'GET /v1/webhooks/{webhookId}/deliveries': 'test/e2e/webhooks.test.ts',
+  'POST /v1/webhooks/{webhookId}/deliveries/{deliveryId}/replay': 'test/e2e/webhooks.test.ts',
+};
+
 describe('coverage of the document', () => {
   it('validated a 200 of every operation and every error status provoked above', () => {
     const document = buildOpenApi(routes, { publicUrl: svc.url, docsUrl: `${svc.url}/docs` });
     const missing: string[] = [];
+    const elsewhere = new Set(Object.keys(VALIDATED_IN_THEIR_SUITE));
     for (const [template, item] of Object.entries(document.paths)) {
       for (const method of Object.keys(item)) {
-        if (!covered.has(`${method.toUpperCase()} ${template} 200`)) missing.push(`${method} ${template}`);
+        const operation = `${method.toUpperCase()} ${template}`;
+        if (elsewhere.delete(operation)) continue;
+        if (!covered.has(`${operation} 200`)) missing.push(`${method} ${template}`);
       }
     }
+    // The list names only operations of the document.
+    expect([...elsewhere]).toEqual([]);
     expect(missing).toEqual([]);
     const statuses = new Set([...covered].map((c) => Number(c.split(' ')[2])));
     expect([...statuses].sort()).toEqual([200, 400, 401, 403, 404, 405, 422, 429, 503, 504]);

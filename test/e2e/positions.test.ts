@@ -7,46 +7,34 @@
  */
 
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import {
-  type Address,
-  createWalletClient,
-  decodeFunctionData,
-  encodeFunctionData,
-  getAddress,
-  type Hex,
-  http,
-  keccak256,
-  parseEther,
-} from 'viem';
+import { type Address, decodeFunctionData, getAddress, type Hex, keccak256, parseEther } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { aquaAbi, erc20Abi, routerAbi } from '../../chain/abi.js';
 import { approveCalldata, swapCalldata } from '../../chain/calldata.js';
-import { type ChainClient, createChainClient, viemChainOf } from '../../chain/clients.js';
+import type { ChainClient } from '../../chain/clients.js';
 import { decodeStrategy } from '../../chain/order.js';
 import { decodeProgram } from '../../chain/program.js';
-import { ChainRegistry } from '../../chain/registry.js';
 import { exactInTakerTraits } from '../../chain/takerTraits.js';
-import { type Devnet, startDevnet } from '../../devnet/devnet.js';
-import { type Indexer, startIndexer } from '../../indexer/index.js';
+import type { Indexer } from '../../indexer/index.js';
 import type { ChainConfig } from '../../lib/config.js';
 import { query } from '../../store/db.js';
 import { testPort } from '../helpers/ports.js';
-import { type RpcProxy, startRpcProxy } from '../helpers/rpcProxy.js';
-import { startTestService, type TestService } from '../helpers/service.js';
+import type { RpcProxy } from '../helpers/rpcProxy.js';
+import type { TestService } from '../helpers/service.js';
+import {
+  MNEMONIC,
+  mintCalldata,
+  startWritePath,
+  type Tx,
+  UNIT,
+  type WritePath,
+} from '../helpers/writePath.js';
 
 /** Devnet on 19200-19202; the counting RPC proxy in front of base on 19203. */
 const BASE_PORT = testPort(19200);
 const PROXY_PORT = testPort(19203);
-/** anvil's default mnemonic (devnet/seed.ts): index 9 is unused by the devnet, index 10 is unfunded. */
-const MNEMONIC = 'test test test test test test test test test test test junk';
-const UNIT = 1_000_000n; // the devnet tokens have 6 decimals
-
-let devnet: Devnet;
-let dataDir: string;
+let w: WritePath;
 let proxy: RpcProxy;
 let svc: TestService;
 let indexer: Indexer;
@@ -59,14 +47,6 @@ let keyAId: string;
 const maker = mnemonicToAccount(MNEMONIC, { addressIndex: 9 });
 const taker = mnemonicToAccount(MNEMONIC, { addressIndex: 10 });
 
-interface Tx {
-  step: number;
-  purpose: string;
-  to: Address;
-  value: string;
-  data: Hex;
-  description: string;
-}
 interface Token {
   symbol: string;
   address: Address;
@@ -113,7 +93,7 @@ interface Status {
   meta: Record<string, unknown>;
 }
 
-const token = (symbol: string) => base.tokens.find((t) => t.symbol === symbol)!.address as Address;
+const token = (symbol: string) => w.token(symbol);
 
 function prepare(body: Record<string, unknown>, options: { key?: string; idempotencyKey?: string } = {}) {
   return svc.get('/v1/positions', {
@@ -145,13 +125,7 @@ async function statusOf(id: string): Promise<Status> {
 }
 
 /** Sends as the integrator would: signed locally by the wallet, one after the other. */
-async function send(account: typeof maker, tx: { to: Address; data: Hex; value?: bigint }) {
-  const wallet = createWalletClient({ account, chain: viemChainOf(base), transport: http(base.rpcUrl) });
-  const hash = await wallet.sendTransaction({ to: tx.to, data: tx.data, value: tx.value ?? 0n });
-  const receipt = await chain.waitForTransactionReceipt({ hash, timeout: 15_000 });
-  expect(receipt.status).toBe('success');
-  return receipt;
-}
+const send: WritePath['send'] = (account, tx) => w.send(account, tx);
 
 const intent = (overrides: Record<string, unknown> = {}) => ({
   chain: 'base',
@@ -164,19 +138,10 @@ const intent = (overrides: Record<string, unknown> = {}) => ({
 });
 
 beforeAll(async () => {
-  dataDir = mkdtempSync(path.join(tmpdir(), 'positions-e2e-'));
-  // The activity bot stays idle: the suite's own transactions are the only activity.
-  devnet = await startDevnet({ basePort: BASE_PORT, dataDir, activityMs: 2_000_000_000 });
-  base = devnet.chains.find((c) => c.key === 'base')!;
-  proxy = await startRpcProxy({ port: PROXY_PORT, mode: 'forward', target: base.rpcUrl });
-  // The gateway reaches base only through the counting proxy; the indexer reads the chain directly.
-  const gatewayChains = devnet.chains.map((c) => (c.key === 'base' ? { ...c, rpcUrl: proxy.url } : c));
-  svc = await startTestService({ chains: gatewayChains, env: { INDEXER: 'off' } });
-  indexer = await startIndexer(
-    { ...svc.services, registry: new ChainRegistry(devnet.chains) },
-    { background: false },
-  );
-  chain = createChainClient(base, { rpcTimeoutMs: 10_000 });
+  // The activity bot stays idle: the suite's own transactions are the only activity. The gateway
+  // reaches base only through the counting proxy; the indexer reads the chain directly.
+  w = await startWritePath({ basePort: BASE_PORT, proxyPort: PROXY_PORT, name: 'positions-e2e' });
+  ({ base, proxy, svc, indexer, chain } = w);
   const a = await svc.createKey({ environment: 'LIVE', prepareLimitPerMinute: 1000, label: 'e2e A' });
   keyA = a.key;
   keyAId = a.keyId;
@@ -186,24 +151,15 @@ beforeAll(async () => {
   for (const symbol of ['USDC', 'USDT']) {
     await send(maker, {
       to: token(symbol),
-      data: encodeMint(maker.address, 1_000_000n * UNIT),
+      data: mintCalldata(maker.address, 1_000_000n * UNIT),
     });
   }
   await send(maker, { to: taker.address, data: '0x', value: parseEther('1') });
 }, 180_000);
 
 afterAll(async () => {
-  await indexer?.stop();
-  await svc?.stop();
-  await proxy?.stop();
-  await devnet?.stop();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  await w?.stop();
 });
-
-/** The devnet TestToken's open mint: the integrator's wallet funds itself. */
-function encodeMint(to: Address, amount: bigint): Hex {
-  return encodeFunctionData({ abi: erc20Abi, functionName: 'mint', args: [to, amount] });
-}
 
 describe('the lifecycle of a position on the devnet', () => {
   let first: Prepared;
@@ -277,10 +233,11 @@ describe('the lifecycle of a position on the devnet', () => {
       'XYCSwap',
       'Salt',
     ]);
-    expect(program[0]).toMatchObject({
-      decoded: { fee1e9: 500_000, receiver: getAddress(base.feeReceiver) },
-    });
-    expect(program[1]).toMatchObject({ decoded: { fee1e9: 3_000_000 } });
+    expect(program[0]!.typedArgs).toEqual([
+      { name: 'fee1e9', type: 'uint32', value: '500000' },
+      { name: 'receiver', type: 'address', value: getAddress(base.feeReceiver) },
+    ]);
+    expect(program[1]!.typedArgs).toEqual([{ name: 'fee1e9', type: 'uint32', value: '3000000' }]);
     // The devnet router hashes the order to the same strategy hash.
     expect(
       await chain.readContract({
@@ -342,7 +299,7 @@ describe('the lifecycle of a position on the devnet', () => {
     const strategy = ship.args[1] as Hex;
     const order = decodeStrategy(strategy)!;
     const tokenIn = token('USDC');
-    await send(maker, { to: tokenIn, data: encodeMint(taker.address, 100n * UNIT) });
+    await send(maker, { to: tokenIn, data: mintCalldata(taker.address, 100n * UNIT) });
     await send(taker, { to: tokenIn, data: approveCalldata(base.router as Address, 100n * UNIT) });
     await send(taker, {
       to: base.router as Address,
@@ -494,7 +451,7 @@ describe('a wallet whose allowance is set but short', () => {
   it("resets USDT's allowance to zero before raising it, and the steps go through as returned", async () => {
     await send(maker, { to: holder.address, data: '0x', value: parseEther('1') });
     for (const symbol of ['USDC', 'USDT']) {
-      await send(holder, { to: token(symbol), data: encodeMint(holder.address, 10_000n * UNIT) });
+      await send(holder, { to: token(symbol), data: mintCalldata(holder.address, 10_000n * UNIT) });
     }
     const aqua = base.aqua as Address;
     await send(holder, { to: token('USDC'), data: approveCalldata(aqua, 1_000_000n * UNIT) });

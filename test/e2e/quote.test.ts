@@ -8,7 +8,7 @@ import { aquaAbi, erc20Abi, routerAbi } from '../../chain/abi.js';
 import { approveCalldata, dockCalldata, shipCalldata, swapCalldata } from '../../chain/calldata.js';
 import type { ChainClient } from '../../chain/clients.js';
 import { decodeStrategy } from '../../chain/order.js';
-import { decodeProgram } from '../../chain/program.js';
+import { decodeProgram, uintArg } from '../../chain/program.js';
 import { ChainRegistry } from '../../chain/registry.js';
 import { exactInTakerTraits } from '../../chain/takerTraits.js';
 import { type Devnet, startDevnet } from '../../devnet/devnet.js';
@@ -294,7 +294,7 @@ describe('GET /api/quote on the devnet', () => {
       }))
       .find((x) => x.flat !== undefined);
     expect(withFee).toBeDefined(); // the seeded catalogue is deterministic and has some
-    const fee1e9 = (withFee!.flat as { decoded: { fee1e9: number } }).decoded.fee1e9;
+    const fee1e9 = Number(uintArg(withFee!.flat!, 'fee1e9'));
     const amount = 5_000_000_000n;
     const { res, body } = await quote({
       hash: withFee!.row.strategy_hash,

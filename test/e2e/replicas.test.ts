@@ -21,7 +21,7 @@ import { type ServiceProcess, spawnService } from '../../bench/lib.js';
 import { aquaAbi, routerAbi } from '../../chain/abi.js';
 import { createChainClient } from '../../chain/clients.js';
 import { type Devnet, startDevnet } from '../../devnet/devnet.js';
-import { CHAIN_LOCK_SPACE } from '../../indexer/follower.js';
+import { CHAIN_LOCK_SPACE } from '../../indexer/writerLock.js';
 import { eventually } from '../helpers/load.js';
 import { testPort } from '../helpers/ports.js';
 import { createTestDatabase, MACHINE_REDIS } from '../helpers/postgres.js';

@@ -67,8 +67,20 @@ describe('the page is served by the service', () => {
       expect(html).toContain(`<meta name="public-url" content="${svc.url}" />`);
       expect(html).toContain('/web/app.js');
     }
-    const script = await svc.get('/web/app.js');
-    expect(script.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    // The script and the ES modules it imports (followed from app.js): each served, as JavaScript.
+    const modules = new Set<string>();
+    const pending = ['app.js'];
+    while (pending.length > 0) {
+      const name = pending.pop()!;
+      if (modules.has(name)) continue;
+      modules.add(name);
+      const script = await svc.get(`/web/${name}`);
+      expect(script.status, name).toBe(200);
+      expect(script.headers.get('content-type'), name).toBe('text/javascript; charset=utf-8');
+      for (const m of (await script.text()).matchAll(/^import .+ from '\.\/([\w-]+\.js)';$/gm))
+        pending.push(m[1]!);
+    }
+    expect(modules.size).toBeGreaterThan(1);
     const style = await svc.get('/web/style.css');
     expect(style.headers.get('content-type')).toBe('text/css; charset=utf-8');
     const etag = style.headers.get('etag')!;
@@ -139,15 +151,18 @@ describe('the operator page in Chromium', () => {
     expect(chainCells.sort()).toEqual(stats.data.chains.map((c) => c.chain).sort());
     expect(await page.locator('[data-kpi="volume_30d_usd"]').textContent()).toMatch(/^\$/);
 
-    // Refreshes on its own: the pilot's block moves as the devnet's bot keeps swapping.
-    const before = await page.locator('#pilot-meta').textContent();
-    await page.waitForFunction(
-      (text) => document.querySelector('#pilot-meta')?.textContent !== text,
-      before,
-      {
-        timeout: 20_000,
-      },
-    );
+    // Refreshes on its own: the pilot's block moves as the devnet's bot keeps swapping. Once the live
+    // stream (GET /api/events) is open the poll waits 60 s, so two moves within 15 s each (the first may
+    // be a poll planned before the stream opened) show the refreshes following the stream's events.
+    await page.waitForSelector('#status[title="live events stream open"]', { timeout: 10_000 });
+    for (let move = 0; move < 2; move++) {
+      const before = await page.locator('#pilot-meta').textContent();
+      await page.waitForFunction(
+        (text) => document.querySelector('#pilot-meta')?.textContent !== text,
+        before,
+        { timeout: 15_000 },
+      );
+    }
     await page.waitForSelector('#status[data-state="live"]');
 
     // Balances look-up of the pilot wallets, and a bad address named by the service.
@@ -191,8 +206,32 @@ describe('the operator page in Chromium', () => {
     expect(apiStatuses.filter((s) => s.startsWith('/api/pilot')).every((s) => s.endsWith(' 200'))).toBe(true);
     expect(apiStatuses).toContain('/api/balances 200');
     expect(apiStatuses).toContain('/api/balances 400');
+    expect(apiStatuses).toContain('/api/events 200');
     await page.close();
   }, 90_000);
+
+  it('polls as before when the live stream cannot open', async () => {
+    const page = await browser.newPage({ viewport: { width: 1360, height: 1000 } });
+    await page.route('**/api/events*', (route) =>
+      route.fulfill({
+        status: 503,
+        contentType: 'application/json',
+        body: '{"error":{"code":"UPSTREAM_UNAVAILABLE"}}',
+      }),
+    );
+    await page.goto(`${svc.url}/demo`);
+    await page.waitForSelector('#pilot[data-state="ready"]', { timeout: 20_000 });
+    await page.waitForSelector('#status[title="polling (events stream not open)"]', { timeout: 10_000 });
+    for (let move = 0; move < 2; move++) {
+      const before = await page.locator('#pilot-meta').textContent();
+      await page.waitForFunction(
+        (text) => document.querySelector('#pilot-meta')?.textContent !== text,
+        before,
+        { timeout: 15_000 },
+      );
+    }
+    await page.close();
+  }, 60_000);
 
   it('fits the page at 1280 px without clipped figures and at 390 px without sideways scroll', async () => {
     mkdirSync(SCREENSHOTS, { recursive: true });

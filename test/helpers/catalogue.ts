@@ -147,3 +147,36 @@ export async function insertSwap(
     ],
   );
 }
+
+/**
+ * A grid of active strategies: `perPair` of USDC/USDT and of EURC/USDC on each chain, shipped one minute
+ * apart from `t0` with growing volumes (salt × 10.5 USD), so every sort and filter has a known order.
+ */
+export async function insertStrategyGrid(
+  db: Db,
+  chains: ChainConfig[],
+  options: { perPair: number; t0: number; withSwaps?: boolean },
+): Promise<StoredFixture[]> {
+  const stored: StoredFixture[] = [];
+  let salt = 1n;
+  for (const chain of chains) {
+    for (const symbols of [
+      ['USDC', 'USDT'],
+      ['EURC', 'USDC'],
+    ] as [string, string][]) {
+      for (let i = 0; i < options.perPair; i++) {
+        stored.push(
+          await insertStrategy(db, {
+            chain,
+            symbols,
+            salt: salt++,
+            shippedAt: new Date(options.t0 + Number(salt) * 60_000),
+            volumeUsd: Number(salt) * 10.5,
+            ...(options.withSwaps ? { swapCount: Number(salt % 3n) } : {}),
+          }),
+        );
+      }
+    }
+  }
+  return stored;
+}

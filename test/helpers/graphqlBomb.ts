@@ -6,7 +6,7 @@
  */
 export function bombDocument(aliases = 210, limit = 100, swaps = 100): string {
   const one = (i: number) =>
-    `a${i}: strategies(limit: ${limit}) { strategies { hash recentSwaps(limit: ${swaps}) { txHash amountIn amountOut at } } }`;
+    `a${i}: strategies(first: ${limit}) { edges { node { hash recentSwaps(limit: ${swaps}) { txHash amountIn amountOut at } } } }`;
   return `{ ${Array.from({ length: aliases }, (_, i) => one(i)).join(' ')} }`;
 }
 

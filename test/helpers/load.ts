@@ -117,3 +117,20 @@ export async function eventually(
     await new Promise((r) => setTimeout(r, intervalMs));
   }
 }
+
+/**
+ * Reads until `done` holds for the value or `timeoutMs` passes, and returns the last value read either
+ * way: the caller's assertion on it then says what was there instead.
+ */
+export async function until<T>(
+  read: () => Promise<T>,
+  done: (value: T) => boolean,
+  timeoutMs = 20_000,
+): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value) || Date.now() > end) return value;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

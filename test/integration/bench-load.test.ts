@@ -32,11 +32,12 @@ describe('bench load with paths', () => {
     expect(result.errors).toBe(0);
     expect(result.total).toBeGreaterThan(100);
 
-    // In arrival order, a path almost never follows itself with one rotation (0.005% here); with
-    // autocannon's rotation per connection, one request in six did (connections in step send one path).
+    // In arrival order, a path rarely follows itself with one rotation (0.005% on a quiet box, up to
+    // 2.4% with the CPUs busy); with autocannon's rotation per connection, one request in six did
+    // (connections in step send one path), so 8% still tells the two apart.
     let repeats = 0;
     for (let i = 1; i < arrivals.length; i++) if (arrivals[i] === arrivals[i - 1]) repeats++;
-    expect(repeats / arrivals.length).toBeLessThan(0.02);
+    expect(repeats / arrivals.length).toBeLessThan(0.08);
     // Each path a third of the requests, give or take one per connection.
     for (const path of paths) {
       const count = arrivals.filter((p) => p === path).length;

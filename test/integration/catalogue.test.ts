@@ -272,6 +272,8 @@ describe('GET /api/stats', () => {
         'pairs',
         'rollup_updated_at',
         'strategies',
+        // Additive (SPEC §9, issue 21): total value locked.
+        'tvl_usd',
         'volume_1d_usd',
         'volume_30d_usd',
         'volume_7d_usd',
@@ -290,6 +292,7 @@ describe('GET /api/stats', () => {
     expect(sum('volume_30d_usd')).toBeCloseTo(data.totals.volume_30d_usd, 6);
     expect(sum('volume_7d_usd')).toBeCloseTo(data.totals.volume_7d_usd, 6);
     expect(sum('volume_1d_usd')).toBeCloseTo(data.totals.volume_1d_usd, 6);
+    expect(sum('tvl_usd')).toBeCloseTo(data.totals.tvl_usd, 6);
     expect(data.chains.length).toBe(data.totals.chains);
     for (const c of data.chains) {
       expect(c).toMatchObject({
@@ -445,26 +448,98 @@ describe('GET /api/strategies', () => {
     expect(body.meta).toMatchObject({ apiVersion: 'v1', cached: false, freshnessSeconds: null });
   });
 
-  it('serves the typed strategies and their summaries alike (the REST list takes the summaries)', async () => {
+  it("serves in the graph's connections the strategies the REST list shows, page by page", async () => {
     const fragment = readFileSync(
       new URL('../../rest/operations/StrategyFields.graphql', import.meta.url),
       'utf8',
     );
-    for (const args of [
-      'limit: 100',
-      'limit: 100, sort: volume',
-      'limit: 50, chain: "base", pair: "usdt/usdc"',
-    ]) {
-      const data = await svc.graphql<{ strategies: { summaries: unknown[]; strategies: unknown[] } }>(
-        `query { strategies(${args}) { summaries strategies { ...StrategyFields } } } ${fragment}`,
+    type Page = {
+      edges: { cursor: string; node: Strategy & { status: string } }[];
+      pageInfo: { hasNextPage: boolean; endCursor: string | null };
+    };
+    // The graph spells the status ACTIVE; REST keeps `active`.
+    const asRest = (page: Page) =>
+      page.edges.map((e) => ({ ...e.node, status: e.node.status.toLowerCase() }));
+    for (const [args, path] of [
+      ['first: 7', '/api/strategies?limit=7'],
+      ['first: 7, sort: VOLUME', '/api/strategies?limit=7&sort=volume'],
+      ['first: 50, chain: "base", pair: "usdt/usdc"', '/api/strategies?limit=50&chain=base&pair=usdt%2Fusdc'],
+    ] as const) {
+      const data = await svc.graphql<{ strategies: Page }>(
+        `query { strategies(${args}) { edges { cursor node { ...StrategyFields } } pageInfo { hasNextPage endCursor } } } ${fragment}`,
       );
-      expect(data.strategies.summaries.length).toBeGreaterThan(0);
-      expect(data.strategies.summaries).toEqual(data.strategies.strategies);
+      const body = await json<ListBody>(path);
+      expect(data.strategies.edges.length).toBeGreaterThan(0);
+      expect(asRest(data.strategies)).toEqual(body.data.strategies);
+      expect(data.strategies.pageInfo.hasNextPage ? data.strategies.pageInfo.endCursor : null).toBe(
+        body.data.page.nextCursor,
+      );
+      expect(data.strategies.pageInfo.endCursor).toBe(data.strategies.edges.at(-1)!.cursor);
     }
-    const search = await svc.graphql<{ searchStrategies: { summaries: unknown[]; strategies: unknown[] } }>(
-      `query { searchStrategies(q: "eurc", limit: 100) { summaries strategies { ...StrategyFields } } } ${fragment}`,
+    const search = await svc.graphql<{ searchStrategies: Page & { query: { symbols: string[] } } }>(
+      `query { searchStrategies(q: "eurc", first: 100) { query { symbols } edges { cursor node { ...StrategyFields } } pageInfo { hasNextPage endCursor } } } ${fragment}`,
     );
-    expect(search.searchStrategies.summaries).toEqual(search.searchStrategies.strategies);
+    const rest = await json<ListBody>('/api/strategies?resource=search&q=eurc&limit=100');
+    expect(search.searchStrategies.query.symbols).toEqual(['EURC']);
+    expect(asRest(search.searchStrategies)).toEqual(rest.data.strategies);
+  });
+
+  it('filters the graph by maker, token, status and shipped time, and pages with first/after', async () => {
+    type Hashes = {
+      strategies: {
+        edges: { node: { hash: string; chain: string } }[];
+        pageInfo: { hasNextPage: boolean; endCursor: string | null };
+      };
+    };
+    const walk = async (args: string, first = 3) => {
+      const seen: string[] = [];
+      let after: string | null = null;
+      for (let guard = 0; guard < 50; guard++) {
+        const data: Hashes = await svc.graphql<Hashes>(
+          `query ($after: String) { strategies(${args}, first: ${first}, after: $after) { edges { node { hash chain } } pageInfo { hasNextPage endCursor } } }`,
+          { after },
+        );
+        seen.push(...data.strategies.edges.map((e) => `${e.node.chain}:${e.node.hash}`));
+        if (!data.strategies.pageInfo.hasNextPage) return seen;
+        after = data.strategies.pageInfo.endCursor;
+      }
+      throw new Error('no last page');
+    };
+    const keys = (list: StoredFixture[]) => list.map((s) => `${s.chain}:${s.hash}`).sort();
+    const open = stored.filter((s) => s.status === 'active');
+
+    expect((await walk('status: DOCKED')).sort()).toEqual([`base:${docked.hash}`]);
+    expect((await walk('status: null', 10)).sort()).toEqual(keys([...open, docked]));
+    expect((await walk(`maker: "${'0x00000000000000000000000000000000000ABCDE'}"`, 1)).sort()).toEqual(
+      keys([twin.base, twin.arc]),
+    );
+    expect((await walk('token: "eurc"')).sort()).toEqual(keys(open.filter((s) => s.pair.includes('EURC'))));
+    const eurcAddress = base.tokens.find((t) => t.symbol === 'EURC')!.address;
+    expect((await walk(`token: "${eurcAddress}", chain: "base"`)).sort()).toEqual(
+      keys(open.filter((s) => s.pair.includes('EURC') && s.chain === 'base')),
+    );
+    // Shipped at(100) … at(104): the five base EURC/USDC strategies of the set-up.
+    const from = new Date(at(100)).toISOString();
+    const to = new Date(at(105)).toISOString();
+    const ranged = await walk(`shippedFrom: "${from}", shippedTo: "${to}"`, 2);
+    expect(ranged).toHaveLength(5);
+    expect(ranged.every((k) => k.startsWith('base:'))).toBe(true);
+    // By volume, a window of a week or less is read by shipped time then sorted: the same five.
+    expect((await walk(`shippedFrom: "${from}", shippedTo: "${to}", sort: VOLUME`, 2)).sort()).toEqual(
+      [...ranged].sort(),
+    );
+
+    for (const [args, parameter] of [
+      ['first: 0', 'first'],
+      ['after: "bm90IGEgY3Vyc29y"', 'after'],
+      ['maker: "0x12"', 'maker'],
+      ['token: "DOGE"', 'token'],
+      ['shippedFrom: "0000-01-01T00:00:00Z"', 'shippedFrom'],
+    ]) {
+      await expect(svc.graphql(`query { strategies(${args}) { pageInfo { hasNextPage } } }`)).rejects.toThrow(
+        `"parameter":"${parameter}"`,
+      );
+    }
   });
 
   it('never lists a docked strategy', async () => {
@@ -646,6 +721,21 @@ describe('GET /api/strategy-detail', () => {
       volumeUsd: 1,
     });
     expect(typeof d.firstSeenAt).toBe('string');
+
+    // The graph says the same with types: the order and the program's instructions and arguments.
+    const typed = await svc.graphql<{
+      strategy: {
+        order: Record<string, unknown>;
+        program: { instructions: { name: string; args: { name: string; value: string }[] }[] };
+      };
+    }>(
+      `query { strategy(hash: "${stored[0]!.hash}", chain: "base") { order { maker traits useAqua data } program { instructions { name args { name value } } } } }`,
+    );
+    expect(typed.strategy.order).toEqual(d.decoded.order);
+    expect(typed.strategy.program.instructions.map((i) => i.name)).toEqual(
+      d.decoded.program.map((i: { name: string }) => i.name),
+    );
+    expect(typed.strategy.program.instructions[0]!.args).toContainEqual({ name: 'fee1e9', value: '500000' });
   });
 
   it('shows a docked strategy with its dock', async () => {

@@ -9,7 +9,8 @@ import { erc20Abi, routerAbi } from '../../chain/abi.js';
 import { type ChainClient, createChainClient } from '../../chain/clients.js';
 import { type Devnet, startDevnet } from '../../devnet/devnet.js';
 import type { ChainConfig } from '../../lib/config.js';
-import type { BalancesView, PilotView } from '../../resolvers/pilot.js';
+import type { BalancesView } from '../../resolvers/balances.js';
+import type { PilotView } from '../../resolvers/pilot.js';
 import { testPort } from '../helpers/ports.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 

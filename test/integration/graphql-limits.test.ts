@@ -12,7 +12,7 @@
 import { getIntrospectionQuery } from 'graphql';
 import { Redis } from 'ioredis';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { refreshRollup } from '../../indexer/rollup.js';
 import { GRAPHQL_CONCURRENCY, GRAPHQL_LIMITS } from '../../rest/graphqlLimits.js';
 import { fixtureChains, insertStrategy, insertSwap } from '../helpers/catalogue.js';
@@ -101,6 +101,10 @@ beforeAll(async () => {
       REDIS_URL: MACHINE_REDIS,
       ANALYTICS_TOKEN,
       ANALYTICS_STATEMENT_TIMEOUT_MS: String(STATEMENT_TIMEOUT_MS),
+      // Not the default 50 ms: with the box busy (the bombs' refusals, a benchmark beside), three commands
+      // in a row over 50 ms opened the breaker and the cache test below met `Redis breaker open: not
+      // asked`. The breaker has its own suite (redis-hang); here Redis must simply be there.
+      REDIS_COMMAND_TIMEOUT_MS: '1000',
     },
   });
   databaseUrl = String(svc.services.config.databaseUrl);
@@ -169,7 +173,7 @@ describe('/graphql refuses hostile documents with a 400 GraphQL error (graphql-a
 
   it('too costly: list sizes times nesting, literal or through variables', async () => {
     const nested = (limit: string) =>
-      `strategies(limit: ${limit}) { strategies { hash recentSwaps(limit: 100) { txHash amountIn amountOut } } }`;
+      `strategies(first: ${limit}) { edges { node { hash recentSwaps(limit: 100) { txHash amountIn amountOut } } } }`;
     await refused(`{ ${nested('100')} }`, /list cost/);
     await refused(`query($l: Int) { ${nested('$l')} }`, /list cost/, { l: 100 });
     // A variable's default counts as well.
@@ -212,11 +216,17 @@ describe('/graphql refuses hostile documents with a 400 GraphQL error (graphql-a
 });
 
 describe('analytics work cannot starve the public paths', () => {
-  /** The bound on the public p99: generous for a busy shared box, far below the seconds of a starved pool. */
-  let bound = 400;
+  /**
+   * The bound on the public p99: generous for a busy shared box, far below the seconds of a starved pool
+   * (a read waiting for a statement cut at STATEMENT_TIMEOUT_MS waits a second or more). With ~90 samples
+   * the p99 is the slowest read: one stall of the box is enough to reach it. A quiet box measured 82 and
+   * 241 ms here (the bombs' refusals share the event loop), against a floor that was 400 ms.
+   */
+  const FLOOR_MS = 750;
+  let bound = FLOOR_MS;
   beforeAll(async () => {
     const idle = await pacedPublicLoad(() => true, 2_000);
-    bound = Math.max(400, 2.5 * p99(idle));
+    bound = Math.max(FLOOR_MS, 2.5 * p99(idle));
     console.log('public load alone', JSON.stringify({ p99: p99(idle), n: idle.length, bound }));
   }, 30_000);
 
@@ -246,7 +256,7 @@ describe('analytics work cannot starve the public paths', () => {
     try {
       await locker.query('BEGIN');
       await locker.query('LOCK TABLE swaps IN ACCESS EXCLUSIVE MODE');
-      const query = '{ strategies(limit: 1) { strategies { hash recentSwaps(limit: 1) { txHash } } } }';
+      const query = '{ strategies(first: 1) { edges { node { hash recentSwaps(limit: 1) { txHash } } } } }';
       let settled = 0;
       // More than the gate admits (running + waiting): the surplus is turned away at once.
       const admitted = GRAPHQL_CONCURRENCY.running + GRAPHQL_CONCURRENCY.waiting;
@@ -376,6 +386,9 @@ describe('the /graphql response cache on Redis', () => {
         (second.body as { extensions?: { responseCache?: { hit?: boolean } } }).extensions?.responseCache
           ?.hit,
       ).toBe(true);
+      // MONITOR's copy of a command arrives on its own connection, after the command ran: wait for the
+      // cache write to show up there (a fixed 200 ms was a guess), then a moment for any that follow it.
+      await vi.waitFor(() => expect(written.length).toBeGreaterThan(0), { timeout: 5_000, interval: 50 });
       await new Promise((r) => setTimeout(r, 200));
     } finally {
       monitor.disconnect();

@@ -161,6 +161,8 @@ describe('the other reads', () => {
     const path = '/api/strategies?chain=base&pair=USDC/USDT&limit=5';
     const { tag } = await revalidates(path);
     expect((await get(`${path}&sort=volume`)).headers.etag).not.toBe(tag);
+    // Back to the first page, unchanged: its tag again (remembered per content, not only the last one).
+    expect((await get(path, { 'if-none-match': tag })).status).toBe(304);
     stored.push(
       await insertStrategy(svc.services.db, {
         chain: base,
@@ -239,5 +241,44 @@ describe('compression', () => {
     expect(notModified.status).toBe(304);
     expect(notModified.headers['content-encoding']).toBeUndefined();
     expect(notModified.body.length).toBe(0);
+  });
+
+  it('cached stats: gzip and br from the once-compressed data, each with its own meta, the same tag', async () => {
+    const big: CatalogueRollup = {
+      ...rollup(42),
+      pairs: Array.from({ length: 30 }, (_, i) => ({
+        pair: `T${i}/USDC`,
+        count: 100 - i,
+        chains: ['base'],
+        volume_1d_usd: i,
+        volume_7d_usd: i,
+        volume_30d_usd: i,
+        last_activity: new Date().toISOString(),
+      })),
+    };
+    await writeRollup(svc.services.db, big);
+    await responseCacheFor(svc.services).delete('stats');
+    const plain = await get('/api/stats');
+    expect(plain.body.length).toBeGreaterThan(1024);
+    for (const accept of ['gzip', 'br', 'gzip', 'br', 'gzip, deflate, br']) {
+      const reply = await get('/api/stats', { 'accept-encoding': accept });
+      const encoding = accept === 'gzip' ? 'gzip' : 'br';
+      expect(reply.headers['content-encoding']).toBe(encoding);
+      expect(Number(reply.headers['content-length'])).toBe(reply.body.length);
+      expect(reply.body.length).toBeLessThan(plain.body.length / 2);
+      const text = (
+        encoding === 'gzip' ? gunzipSync(reply.body) : brotliDecompressSync(reply.body)
+      ).toString();
+      const body = JSON.parse(text) as { data: unknown; meta: { requestId: string; cached: boolean } };
+      expect(body.data).toEqual(json(plain).data);
+      expect(body.meta.requestId).toBe(reply.headers['x-request-id']);
+      expect(body.meta.cached).toBe(true);
+      expect(reply.headers.etag).toBe(plain.headers.etag);
+      expect(reply.headers.vary).toMatch(/Accept-Encoding/);
+    }
+    // identity: no encoding.
+    expect(
+      (await get('/api/stats', { 'accept-encoding': 'identity' })).headers['content-encoding'],
+    ).toBeUndefined();
   });
 });

@@ -12,9 +12,9 @@ import { ChainRegistry } from '../../chain/registry.js';
 import { exactInTakerTraits } from '../../chain/takerTraits.js';
 import { type Devnet, startDevnet } from '../../devnet/devnet.js';
 import { devnetRpc, sendAndWait } from '../../devnet/wallet.js';
-import { CHAIN_LOCK_SPACE } from '../../indexer/follower.js';
 import { type Indexer, startIndexer } from '../../indexer/index.js';
 import { windowStarts } from '../../indexer/rollup.js';
+import { CHAIN_LOCK_SPACE } from '../../indexer/writerLock.js';
 import { type ChainConfig, loadConfig } from '../../lib/config.js';
 import { createLogger } from '../../lib/logger.js';
 import type { Services } from '../../lib/services.js';
@@ -22,6 +22,7 @@ import { startService } from '../../service.js';
 import { createDb, type Db } from '../../store/db.js';
 import { migrate } from '../../store/migrate.js';
 import { type CatalogueRollup, readRollup } from '../../store/rollups.js';
+import { catalogueSnapshot } from '../helpers/indexerSnapshot.js';
 import { testPort } from '../helpers/ports.js';
 import { createTestDatabase } from '../helpers/postgres.js';
 
@@ -128,49 +129,6 @@ async function swap(chainKey: string, s: StoredStrategy, amount: bigint, aToB = 
   );
 }
 
-/** Everything the indexer derives, as comparable values (USD rounded: sums of floats depend on grouping). */
-async function snapshot(t: TestDb) {
-  const one = async (sql: string) => (await t.db.query<{ v: unknown }>(sql)).rows[0]!.v;
-  return {
-    strategies:
-      await one(`SELECT md5(string_agg(concat_ws('|', chain_key, strategy_hash, maker, app, strategy,
-      traits, program::text, token_a, token_b, symbol_a, symbol_b, decimals_a, decimals_b, pair_key, tokens::text,
-      initial_a, initial_b, balance_a, balance_b, status, shipped_block, shipped_tx, shipped_at, docked_block,
-      docked_at, round(volume_usd::numeric, 6), swap_count, last_swap_at, first_volume_seen_at IS NULL), ','
-      ORDER BY chain_key, strategy_hash)) AS v FROM strategies`),
-    swaps:
-      await one(`SELECT md5(string_agg(concat_ws('|', chain_key, tx_hash, log_index, block_number, block_time,
-      strategy_hash, maker, taker, token_in, token_out, amount_in, amount_out, volume_usd), ','
-      ORDER BY chain_key, tx_hash, log_index)) AS v FROM swaps`),
-    balanceChanges:
-      await one(`SELECT md5(string_agg(concat_ws('|', chain_key, tx_hash, log_index, block_number,
-      strategy_hash, token, kind, amount), ',' ORDER BY chain_key, tx_hash, log_index)) AS v FROM balance_changes`),
-    volumeHourly: await one(`SELECT md5(string_agg(concat_ws('|', chain_key, pair_key, hour,
-      round(volume_usd::numeric, 6), swap_count, last_swap_at), ',' ORDER BY chain_key, pair_key, hour)) AS v
-      FROM volume_hourly`),
-    pairCounts: (
-      await t.db.query(
-        'SELECT * FROM catalogue_pair_counts WHERE strategies <> 0 ORDER BY chain_key, pair_key, status',
-      )
-    ).rows,
-    makers: (
-      await t.db.query('SELECT * FROM catalogue_makers WHERE open_strategies <> 0 ORDER BY chain_key, maker')
-    ).rows,
-    counts: (
-      await t.db.query(`SELECT (SELECT count(*) FROM strategies)::int AS strategies,
-        (SELECT count(*) FROM swaps)::int AS swaps, (SELECT count(*) FROM balance_changes)::int AS balance_changes,
-        (SELECT coalesce(sum(swap_count), 0) FROM volume_hourly)::int AS hourly_swaps,
-        (SELECT round(coalesce(sum(volume_usd), 0)::numeric, 6)::text FROM swaps) AS swap_volume,
-        (SELECT round(coalesce(sum(volume_usd), 0)::numeric, 6)::text FROM strategies) AS strategy_volume`)
-    ).rows[0],
-    checkpoints: (
-      await t.db.query(
-        'SELECT chain_key, last_block::int, last_block_hash FROM indexer_checkpoints ORDER BY 1',
-      )
-    ).rows,
-  };
-}
-
 beforeAll(async () => {
   dataDir = mkdtempSync(path.join(tmpdir(), 'indexer-test-'));
   // No activity bot ticks during the suite: the history is the seed plus what the tests do.
@@ -263,9 +221,9 @@ describe('indexer over the devnet', () => {
       expect(expected, m.chain_key ?? 'total').toBe(m.n);
     }
     // The counts the triggers keep equal a recount from the rows.
-    const kept = await snapshot(main);
+    const kept = await catalogueSnapshot(main);
     await main.db.query('SELECT catalogue_counts_rebuild()');
-    const recounted = await snapshot(main);
+    const recounted = await catalogueSnapshot(main);
     expect(kept.pairCounts).toEqual(recounted.pairCounts);
     expect(kept.makers).toEqual(recounted.makers);
   });
@@ -435,7 +393,7 @@ describe('indexer over the devnet', () => {
     // The reference: one clean run.
     const clean = await freshDb();
     await (await indexerFor(clean)).syncNow();
-    const reference = await snapshot(clean);
+    const reference = await catalogueSnapshot(clean);
     expect(Object.fromEntries(reference.checkpoints.map((c) => [c.chain_key, c.last_block]))).toEqual(
       Object.fromEntries(heads),
     );
@@ -462,12 +420,12 @@ describe('indexer over the devnet', () => {
       await new Promise((r) => setTimeout(r, 2));
     }
     await second.stop();
-    const stoppedAt = (await snapshot(broken)).checkpoints;
+    const stoppedAt = (await catalogueSnapshot(broken)).checkpoints;
     expect(stoppedAt.some((c) => c.last_block < heads.get(c.chain_key)!)).toBe(true);
     // 3. A third one finishes.
     const third = await indexerFor(broken, { INDEXER_CHUNK_BLOCKS: '7' });
     await third.syncNow();
-    expect(await snapshot(broken)).toEqual(reference);
+    expect(await catalogueSnapshot(broken)).toEqual(reference);
 
     // 4. Replays: checkpoints moved back (to a block with its right hash), then removed altogether.
     const block = await clients.get('base').getBlock({ blockNumber: BigInt(half) });
@@ -479,7 +437,7 @@ describe('indexer over the devnet', () => {
     const replay = await third.syncNow();
     expect(replay.find((r) => r.chain === 'base')!.from).toBe(half + 1);
     expect(replay.find((r) => r.chain === 'arc')!.from).toBe(0);
-    expect(await snapshot(broken)).toEqual(reference);
+    expect(await catalogueSnapshot(broken)).toEqual(reference);
     await third.refreshNow();
     await (await indexerFor(clean)).refreshNow();
     const a = await rollupOf(broken);
@@ -508,7 +466,7 @@ describe('indexer over the devnet', () => {
     const t = await freshDb();
     const indexer = await indexerFor(t);
     await indexer.syncNow();
-    const before = await snapshot(t);
+    const before = await catalogueSnapshot(t);
     await t.db.query("UPDATE indexer_checkpoints SET genesis_hash = '0xfeed' WHERE chain_key = 'arc'");
     await t.db.query("UPDATE strategies SET volume_usd = -1 WHERE chain_key = 'arc'");
     const again = await startIndexer(servicesFor(t), { background: false });
@@ -516,7 +474,7 @@ describe('indexer over the devnet', () => {
     await indexer.stop();
     const results = await again.syncNow();
     expect(results.find((r) => r.chain === 'arc')!.from).toBe(0);
-    expect(await snapshot(t)).toEqual(before);
+    expect(await catalogueSnapshot(t)).toEqual(before);
   });
 });
 

@@ -69,6 +69,20 @@ describe('key-protected paths count the bucket before the key look-up', () => {
     expect(keyStatements).toBe(60);
   });
 
+  it('a key past its agreed write window is refused without a look-up, at that limit', async () => {
+    // A write limit above the prepare default: remembering the wrong one of the two would refuse at 6, or
+    // look the key up for every refused request.
+    const { key } = await svc.createKey({ environment: 'TEST', writeLimitPerMinute: 8 });
+    keyStatements = 0;
+    const statuses: number[] = [];
+    for (let i = 0; i < 20; i++) {
+      statuses.push(await send('/v1/swaps', { method: 'POST', key, client: '203.0.113.25' }));
+    }
+    // An empty body is a 400 from the handler, counted by the bucket before it.
+    expect(tally(statuses)).toEqual({ 400: 8, 429: 12 });
+    expect(keyStatements).toBe(8);
+  });
+
   it('a client whose failed attempts used its window is refused before any look-up', async () => {
     const { key } = await svc.createKey({ environment: 'TEST' });
     for (let i = 0; i < 60; i++) {

@@ -71,7 +71,9 @@ describe('npm run keys', () => {
 
   it('creates and lists keys while the service runs on its embedded store', async () => {
     expect(existsSync(publishedPath(dataDir))).toBe(true);
-    const created = await keys(['create', '--env', 'test', '--label', 'cli test'], { DATA_DIR: dataDir });
+    const created = await keys(['create', '--env', 'test', '--label', 'cli test', '--write-limit', '30'], {
+      DATA_DIR: dataDir,
+    });
     expect(created.stderr).toContain('shown once');
     expect(created.code).toBe(0);
     const key = JSON.parse(created.stdout) as { key: string; keyId: string };
@@ -82,9 +84,17 @@ describe('npm run keys', () => {
       headers: { authorization: `Bearer ${key.key}` },
     });
     expect(res.status).not.toBe(401);
+    // --write-limit is the key's agreed write bucket.
+    const swap = await fetch(`${service!.url}/v1/swaps`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key.key}`, 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(swap.status).toBe(400);
+    expect(swap.headers.get('ratelimit-policy')).toBe('write;w=60;limit=30');
     const listed = await keys(['list'], { DATA_DIR: dataDir });
     expect(listed.code).toBe(0);
-    expect(listed.stdout).toContain(`${keyId}\ttest\tprepare\tactive\tcli test`);
+    expect(listed.stdout).toContain(`${keyId}\ttest\tprepare\tactive\tprepare 6/min\twrite 30/min\tcli test`);
   });
 
   it('uses its own embedded store once the service stopped (the published URL is removed)', async () => {
@@ -103,7 +113,7 @@ describe('npm run keys', () => {
     );
     const listed = await keys(['list'], { DATA_DIR: dataDir });
     expect(listed.code).toBe(0);
-    expect(listed.stdout).toContain(`${keyId}\ttest\tprepare\trevoked`);
+    expect(listed.stdout).toContain(`${keyId}\ttest\tprepare\trevoked\tprepare 6/min\twrite 30/min`);
   });
 
   it('says in one sentence what is wrong, and exits 1', async () => {
@@ -114,6 +124,11 @@ describe('npm run keys', () => {
       [[], { DATA_DIR: dataDir }, /^Name a command/],
       [['frobnicate'], { DATA_DIR: dataDir }, /^Unknown command "frobnicate"/],
       [['create'], { DATA_DIR: dataDir }, /^create needs --env test or --env live\.$/],
+      [
+        ['create', '--env', 'test', '--write-limit', 'lots'],
+        { DATA_DIR: dataDir },
+        /^--write-limit must be a whole number of writes per minute, not "lots"\.$/,
+      ],
       [
         ['list'],
         { DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' },

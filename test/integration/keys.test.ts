@@ -24,6 +24,21 @@ function post(authorization: string | undefined, headers: Record<string, string>
   });
 }
 
+/** POST /v1/swaps with an empty object: refused (400) by its handler, counted by its `write` bucket first. */
+async function swap(authorization: string) {
+  const res = await svc.get('/v1/swaps', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-forwarded-for': client, authorization },
+    body: '{}',
+  });
+  const body = await res.arrayBuffer();
+  return {
+    status: res.status,
+    headers: res.headers,
+    json: async () => JSON.parse(Buffer.from(body).toString()),
+  };
+}
+
 describe('API keys', () => {
   it('creates a key shown once and stores only a hash of its secret', async () => {
     const created = await svc.createKey({ environment: 'TEST', label: 'ci' });
@@ -106,6 +121,80 @@ describe('API keys', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('ratelimit-policy')).toBe('prepare;w=60;limit=6');
     expect(res.headers.get('ratelimit-remaining')).toBe('5');
+  });
+
+  it('counts the write bucket (swaps, dock, approvals) per key at the key agreed write limit', async () => {
+    client = '198.51.100.5';
+    // Above the prepare default, so a write counted at the key's prepare limit would be refused at the 7th.
+    const raised = await svc.createKey({ environment: 'LIVE', writeLimitPerMinute: 8 });
+    const answers = [];
+    for (let i = 0; i < 9; i++) answers.push(await swap(`Bearer ${raised.key}`));
+    // `{}` is refused by the handler (400), after the bucket has counted it.
+    expect(answers.map((r) => r.status)).toEqual([400, 400, 400, 400, 400, 400, 400, 400, 429]);
+    expect(answers[0]!.headers.get('ratelimit-limit')).toBe('8');
+    expect(answers[0]!.headers.get('ratelimit-policy')).toBe('write;w=60;limit=8');
+    expect(answers[7]!.headers.get('ratelimit-remaining')).toBe('0');
+    const refused = answers[8]!;
+    expect(refused.headers.get('ratelimit-limit')).toBe('8');
+    expect(refused.headers.get('retry-after')).toBeTruthy();
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('RATE_LIMITED');
+    // Dock counts in the same bucket: refused too, before its handler.
+    const dock = await svc.get(`/v1/positions/0x${'ab'.repeat(32)}/dock`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${raised.key}`, 'x-forwarded-for': client },
+    });
+    expect(dock.status).toBe(429);
+    expect(dock.headers.get('ratelimit-policy')).toBe('write;w=60;limit=8');
+    // The raised write bucket leaves the key's prepare bucket at its own (default) limit.
+    const prepare = await post(`Bearer ${raised.key}`);
+    expect(prepare.status).toBe(200);
+    expect(prepare.headers.get('ratelimit-policy')).toBe('prepare;w=60;limit=6');
+
+    const listed = await svc.graphql<{
+      apiKeys: Array<{ keyId: string; prepareLimitPerMinute: number; writeLimitPerMinute: number }>;
+    }>('{ apiKeys { keyId prepareLimitPerMinute writeLimitPerMinute } }');
+    expect(listed.apiKeys.find((k) => k.keyId === raised.keyId)).toEqual({
+      keyId: raised.keyId,
+      prepareLimitPerMinute: 6,
+      writeLimitPerMinute: 8,
+    });
+  });
+
+  it('keeps the write bucket at 6 for a key that agreed no write limit, a raised prepare one included', async () => {
+    client = '198.51.100.6';
+    const key = await svc.createKey({ environment: 'LIVE', prepareLimitPerMinute: 100 });
+    const answers = [];
+    for (let i = 0; i < 7; i++) answers.push(await swap(`Bearer ${key.key}`));
+    expect(answers.map((r) => r.status)).toEqual([400, 400, 400, 400, 400, 400, 429]);
+    for (const res of answers) expect(res.headers.get('ratelimit-policy')).toBe('write;w=60;limit=6');
+    expect(answers[6]!.headers.get('ratelimit-limit')).toBe('6');
+    expect((await post(`Bearer ${key.key}`)).headers.get('ratelimit-policy')).toBe('prepare;w=60;limit=100');
+  });
+
+  it('refuses an agreed write limit outside 1..100000, naming input.writeLimitPerMinute', async () => {
+    for (const value of [0, -1, 100_001]) {
+      const res = await svc.get('/graphql', {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          authorization: 'Bearer test-internal-token-0123456789',
+        },
+        body: JSON.stringify({
+          query:
+            'mutation($n: Int!) { createApiKey(input: { environment: LIVE, writeLimitPerMinute: $n }) { keyId } }',
+          variables: { n: value },
+        }),
+      });
+      const body = (await res.json()) as {
+        data: unknown;
+        errors: Array<{ extensions: { code: string; parameter: string } }>;
+      };
+      expect(body.data, String(value)).toBeNull();
+      expect(body.errors[0]?.extensions.code, String(value)).toBe('INVALID_PARAMETER');
+      expect(body.errors[0]?.extensions.parameter, String(value)).toBe('input.writeLimitPerMinute');
+    }
+    const edge = await svc.createKey({ environment: 'LIVE', writeLimitPerMinute: 100_000 });
+    expect(edge.keyId).toBeTruthy();
   });
 
   it('rejects bad key administration input as a GraphQL error with a code', async () => {

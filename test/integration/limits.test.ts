@@ -26,6 +26,12 @@ import { INTERNAL_TOKEN, startTestService, type TestService } from '../helpers/s
 const BODY_LIMIT = 4096;
 const REQUEST_TIMEOUT_MS = 1000;
 const KEEP_ALIVE_MS = 5000;
+/**
+ * A client past REQUEST_TIMEOUT_MS is cut by the service's check every REQUEST_TIMEOUT_MS / 4: within
+ * ~1.25 s here, plus what a busy box adds. Without that check node looks every 30 s (up to 31 s here), so
+ * 4 s still tells the two apart while leaving the shared box 2.75 s of slack.
+ */
+const CUT_WITHIN_MS = REQUEST_TIMEOUT_MS + 3000;
 
 const slowRoute: RestRoute = {
   method: 'GET',
@@ -127,7 +133,7 @@ describe('BODY_LIMIT_BYTES', () => {
       ...echo(''),
       headers: [...echo('').headers, ['Content-Length', String(10 * 1024 * 1024)]],
     });
-    expect(performance.now() - started).toBeLessThan(REQUEST_TIMEOUT_MS + 1500);
+    expect(performance.now() - started).toBeLessThan(CUT_WITHIN_MS);
     expect(res.status).toBe(400);
     expect(envelope(res).code).toBe('BAD_REQUEST');
   });
@@ -161,7 +167,7 @@ describe('slow clients are cut off and cannot hold the server', () => {
     const { afterMs, data } = await closed;
     clearInterval(drip);
     expect(afterMs).toBeGreaterThanOrEqual(REQUEST_TIMEOUT_MS * 0.9);
-    expect(afterMs).toBeLessThan(REQUEST_TIMEOUT_MS + 2000);
+    expect(afterMs).toBeLessThan(CUT_WITHIN_MS);
     const res = parseResponse(data, { closed: true })!;
     expect(res.status).toBe(400);
     expect(envelope(res)).toMatchObject({ code: 'BAD_REQUEST', message: expect.stringMatching(/in time/) });
@@ -176,7 +182,7 @@ describe('slow clients are cut off and cannot hold the server', () => {
     const { afterMs, data } = await closed;
     clearInterval(drip);
     expect(afterMs).toBeGreaterThanOrEqual(REQUEST_TIMEOUT_MS * 0.9);
-    expect(afterMs).toBeLessThan(REQUEST_TIMEOUT_MS + 2000);
+    expect(afterMs).toBeLessThan(CUT_WITHIN_MS);
     const res = parseResponse(data, { closed: true })!;
     expect(res.status).toBe(400);
     expect(envelope(res).code).toBe('BAD_REQUEST');
@@ -185,7 +191,7 @@ describe('slow clients are cut off and cannot hold the server', () => {
   it('closes a connection that never sends a byte', async () => {
     const { closed } = openSocket();
     const { afterMs } = await closed;
-    expect(afterMs).toBeLessThan(REQUEST_TIMEOUT_MS + 2000);
+    expect(afterMs).toBeLessThan(CUT_WITHIN_MS);
   });
 
   it('keeps answering normal requests quickly while 60 slow clients trickle bytes', async () => {
@@ -210,7 +216,7 @@ describe('slow clients are cut off and cannot hold the server', () => {
         expect(performance.now() - started).toBeLessThan(500);
       }
       const results = await Promise.all(slow.map((s) => s.closed));
-      for (const { afterMs } of results) expect(afterMs).toBeLessThan(REQUEST_TIMEOUT_MS + 2500);
+      for (const { afterMs } of results) expect(afterMs).toBeLessThan(CUT_WITHIN_MS);
     } finally {
       clearInterval(drip);
       for (const { socket } of slow) socket.destroy();
@@ -323,7 +329,7 @@ describe('/graphql bounds hostile documents (internal token)', () => {
 
   it('a variable of the wrong type is a 400, not a masked 500', async () => {
     for (const [query, variables] of [
-      ['query($l: Int) { strategies(limit: $l) { page { limit } } }', { l: 1e308 }],
+      ['query($l: Int) { strategies(first: $l) { pageInfo { hasNextPage } } }', { l: 1e308 }],
       ['query($h: String!) { strategy(hash: $h) { hash } }', { h: { $where: '1' } }],
       [
         'mutation($e: ApiKeyEnvironment!) { createApiKey(input: { environment: $e }) { keyId } }',

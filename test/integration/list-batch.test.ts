@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isApiError } from '../../lib/errors.js';
-import { type ListStrategiesParams, listOpenStrategies } from '../../store/catalogue.js';
 import { createDb, type Db } from '../../store/db.js';
 import { migrate } from '../../store/migrate.js';
-import { fixtureChains, insertStrategy } from '../helpers/catalogue.js';
+import { type ListStrategiesParams, listOpenStrategies } from '../../store/strategyList.js';
+import { fixtureChains, insertStrategy, insertStrategyGrid } from '../helpers/catalogue.js';
 import { createTestDatabase } from '../helpers/postgres.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
@@ -25,24 +25,7 @@ beforeAll(async () => {
   database = await createTestDatabase();
   db = createDb(database.url, 4);
   await migrate(db);
-  let salt = 1n;
-  for (const chain of chains) {
-    for (const symbols of [
-      ['USDC', 'USDT'],
-      ['EURC', 'USDC'],
-    ] as [string, string][]) {
-      for (let i = 0; i < 7; i++) {
-        await insertStrategy(db, {
-          chain,
-          symbols,
-          salt: salt++,
-          shippedAt: new Date(T0 + Number(salt) * 60_000),
-          volumeUsd: Number(salt) * 10.5,
-          swapCount: Number(salt % 3n),
-        });
-      }
-    }
-  }
+  await insertStrategyGrid(db, chains, { perPair: 7, t0: T0, withSwaps: true });
   svc = await startTestService({ env: { DATABASE_URL: database.url, INDEXER: 'off' }, chains });
 });
 

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb, type Db } from '../../store/db.js';
 import { migrate } from '../../store/migrate.js';
-import { fixtureChains, insertStrategy } from '../helpers/catalogue.js';
+import { fixtureChains, insertStrategyGrid } from '../helpers/catalogue.js';
 import { createTestDatabase } from '../helpers/postgres.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
@@ -37,23 +37,7 @@ beforeAll(async () => {
   database = await createTestDatabase();
   db = createDb(database.url, 4);
   await migrate(db);
-  let salt = 1n;
-  for (const chain of chains) {
-    for (const symbols of [
-      ['USDC', 'USDT'],
-      ['EURC', 'USDC'],
-    ] as [string, string][]) {
-      for (let i = 0; i < 4; i++) {
-        await insertStrategy(db, {
-          chain,
-          symbols,
-          salt: salt++,
-          shippedAt: new Date(T0 + Number(salt) * 60_000),
-          volumeUsd: Number(salt) * 10.5,
-        });
-      }
-    }
-  }
+  await insertStrategyGrid(db, chains, { perPair: 4, t0: T0 });
   svc = await startTestService({
     env: { DATABASE_URL: database.url, INDEXER: 'off', TRUST_PROXY: '1' },
     chains,

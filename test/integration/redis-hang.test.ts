@@ -210,14 +210,15 @@ describe('a hung Redis', () => {
     expect(others[0]!.status, JSON.stringify(others[0]!.body)).toBe(200);
     expect(others[1]!.status, JSON.stringify(others[1]!.body)).toBeGreaterThanOrEqual(400);
     expect(others[1]!.status, JSON.stringify(others[1]!.body)).toBeLessThan(500);
-    for (const s of others) expect(s.ms).toBeLessThan(1000);
+    // Without the bound on Redis commands they would wait for the client's timeout (CLIENT_TIMEOUT_MS, 3 s).
+    for (const s of others) expect(s.ms).toBeLessThan(2000);
 
     // Liveness is the process; readiness stays 200 (every replica shares this Redis) and names it.
     expect((await svc.get('/healthz')).status).toBe(200);
     const during = await readiness();
     expect(during.status).toBe(200);
     expect(during.body.degraded).toEqual(['redis']);
-    expect(during.ms).toBeLessThan(1000);
+    expect(during.ms).toBeLessThan(2000);
 
     redis.resume();
     const backMs = await eventually(

@@ -133,7 +133,7 @@ describe('bodies with prototype-named keys', () => {
 
 describe('two Authorization headers', () => {
   it('are refused with 400 BAD_REQUEST, on the key paths and on /graphql', async () => {
-    for (const target of ['/v1/positions/0x' + 'ab'.repeat(32), '/graphql']) {
+    for (const target of [`/v1/positions/0x${'ab'.repeat(32)}`, '/graphql']) {
       const res = await rawRequest(port, {
         method: target === '/graphql' ? 'POST' : 'GET',
         target,

@@ -70,42 +70,47 @@ describe('program', () => {
       xycSwap(),
       salt(42n),
     ]);
-    expect(decodeProgram(program)).toEqual([
-      { opcode: 13, name: 'Deadline', args: '0x00713fb300', decoded: { deadline: 1_900_000_000n } },
-      {
-        opcode: 28,
-        name: 'AquaProtocolFeeAmountIn',
-        args: `0x0007a120${R.slice(2)}`,
-        decoded: { fee1e9: 500_000, receiver: '0x00000000000000000000000000000000000000A1' },
-      },
-      { opcode: 21, name: 'FlatFeeAmountIn', args: '0x002dc6c0', decoded: { fee1e9: 3_000_000 } },
-      { opcode: 17, name: 'XYCSwap', args: '0x', decoded: {} },
-      { opcode: 20, name: 'Salt', args: '0x000000000000002a', decoded: { salt: 42n } },
+    const decoded = decodeProgram(program);
+    expect(decoded.map((i) => [i.offset, i.opcode, i.name, i.args, i.ok])).toEqual([
+      [0, 13, 'Deadline', '0x00713fb300', true],
+      [7, 28, 'AquaProtocolFeeAmountIn', `0x0007a120${R.slice(2)}`, true],
+      [33, 21, 'FlatFeeAmountIn', '0x002dc6c0', true],
+      [39, 17, 'XYCSwap', '0x', true],
+      [41, 20, 'Salt', '0x000000000000002a', true],
+    ]);
+    expect(decoded[0]!.typedArgs).toEqual([{ name: 'deadline', type: 'uint40', value: '1900000000' }]);
+    expect(decoded[1]!.typedArgs).toEqual([
+      { name: 'fee1e9', type: 'uint32', value: '500000' },
+      { name: 'receiver', type: 'address', value: '0x00000000000000000000000000000000000000A1' },
     ]);
     expect(decodeProgram('0x')).toEqual([]);
   });
 
-  it('decodes unknown opcodes (PeggedSwap 31, Extruction 32, …) raw', () => {
+  it('decodes PeggedSwap (31) and Extruction (32) by their layouts', () => {
     const pegged = `0x1fa0${'00'.repeat(160)}` as Hex;
     const decoded = decodeProgram(buildProgram([pegged, '0x2000', xycSwap()]));
-    expect(decoded.map((i) => [i.opcode, i.name])).toEqual([
-      [31, 'unknown'],
-      [32, 'unknown'],
-      [17, 'XYCSwap'],
+    expect(decoded.map((i) => [i.opcode, i.name, i.ok])).toEqual([
+      [31, 'PeggedSwapGrowPriceRange2D', true],
+      [32, 'Extruction', false], // its 20-byte target is missing
+      [17, 'XYCSwap', true],
     ]);
     expect(decoded[0]?.args).toBe(`0x${'00'.repeat(160)}`);
   });
 
   it('never throws on truncated or malformed input', () => {
-    expect(decodeProgram('0x11')).toEqual([{ opcode: 17, name: 'truncated', args: '0x', raw: '0x11' }]);
-    expect(decodeProgram('0x11001c180007')).toEqual([
-      { opcode: 17, name: 'XYCSwap', args: '0x', decoded: {} },
-      { opcode: 28, name: 'truncated', args: '0x0007', raw: '0x1c180007' },
+    expect(decodeProgram('0x11')).toMatchObject([
+      { opcode: 17, name: 'truncated', args: '0x', raw: '0x11', ok: false },
+    ]);
+    expect(decodeProgram('0x11001c180007')).toMatchObject([
+      { opcode: 17, name: 'XYCSwap', args: '0x', ok: true },
+      { offset: 2, opcode: 28, name: 'truncated', args: '0x0007', raw: '0x1c180007', ok: false },
     ]);
     expect(decodeProgram('0x123' as Hex)[0]?.name).toBe('truncated');
-    expect(decodeProgram('nonsense' as Hex)[0]?.name).toBe('truncated');
+    expect(decodeProgram('nonsense' as Hex)[0]).toMatchObject({ name: 'truncated', opcode: null, ok: false });
     // A known opcode with the wrong width keeps its name but has no decoded args.
-    expect(decodeProgram('0x15020001')).toEqual([{ opcode: 21, name: 'FlatFeeAmountIn', args: '0x0001' }]);
+    expect(decodeProgram('0x15020001')).toMatchObject([
+      { opcode: 21, name: 'FlatFeeAmountIn', args: '0x0001', typedArgs: [], ok: false },
+    ]);
   });
 });
 

@@ -5,11 +5,13 @@ import {
   encodeEventTopics,
   type Hex,
   keccak256,
+  toHex,
 } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { aquaAbi, routerAbi } from '../../chain/abi.js';
+import { ARG_WIDTH, INSTRUCTIONS } from '../../chain/instructions.js';
 import { AQUA_TRAITS, encodeStrategy } from '../../chain/order.js';
-import { buildProgram, salt, xycSwap } from '../../chain/program.js';
+import { buildProgram, decodeProgram, salt, xycSwap } from '../../chain/program.js';
 import { ChainRegistry } from '../../chain/registry.js';
 import { buildBatch, pairKeyOf, shortAddress } from '../../indexer/batch.js';
 import { decodeLogs, type RpcLog } from '../../indexer/events.js';
@@ -113,8 +115,9 @@ describe('buildBatch', () => {
     tokens: Address[],
     shipper = MAKER,
     tx: Hex = '0x01',
+    data: Hex = buildProgram([xycSwap(), salt(1n)]),
   ) => {
-    const strategy = encodeStrategy({ ...order, data: buildProgram([xycSwap(), salt(1n)]) });
+    const strategy = encodeStrategy({ ...order, data });
     const hash = keccak256(strategy);
     return {
       hash,
@@ -131,6 +134,38 @@ describe('buildBatch', () => {
       { chainKey: 'base', registry, prices: { USDC: 1, EURC: 2 }, blockTimes: new Map([[7, 1_700_000_000]]) },
       decodeLogs(logs, { aqua: AQUA, router: ROUTER }),
     );
+
+  it('keeps a strategy whatever its program: every table opcode, unknown, truncated, empty, garbage', () => {
+    const everyOpcode = INSTRUCTIONS.map((spec) => {
+      const width = spec.args.reduce((n, a) => n + (a.type === 'bytes' ? 0 : ARG_WIDTH[a.type]), 0);
+      return `0x${toHex(spec.opcode, { size: 1 }).slice(2)}${toHex(width, { size: 1 }).slice(2)}${'00'.repeat(width)}` as Hex;
+    });
+    const programs: Hex[] = [
+      '0x',
+      buildProgram(everyOpcode),
+      '0xff00',
+      '0x22',
+      '0x1c180007',
+      '0x15020001',
+      `0x${'1100'.repeat(5_000)}`,
+      keccak256('0x02'),
+    ];
+    programs.forEach((data, i) => {
+      const { hash, logs } = ship(
+        { maker: MAKER, traits: AQUA_TRAITS },
+        [USDC, EURC],
+        MAKER,
+        toHex(i + 10),
+        data,
+      );
+      const rows = build(logs).strategies;
+      expect(
+        rows.map((r) => r.hash),
+        data.slice(0, 20),
+      ).toEqual([hash]);
+      expect(JSON.parse(rows[0]!.program)).toEqual(decodeProgram(data));
+    });
+  });
 
   it('makes a two-token strategy: token_a the lower address, pair key in symbol order', () => {
     const stranger = addr(0x1);

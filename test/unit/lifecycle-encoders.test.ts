@@ -11,7 +11,7 @@ describe('taker data with a minimum output and a deadline', () => {
     const d = 0x6923f100n;
     const data = minOutputTakerTraits({ minAmountOut: m, deadline: d });
     // uint160 of ten uint16 end offsets, slice k at bits 16k, big-endian as a whole: slice 9 first.
-    const header = `${'0025'.repeat(8)}00200020` + '0041';
+    const header = `${'0025'.repeat(8)}002000200041`;
     expect(data).toBe(`0x${header}${m.toString(16).padStart(64, '0')}006923f100` as Hex);
     expect((data.length - 2) / 2).toBe(22 + 32 + 5);
     const decoded = decodeTakerTraits(data)!;

@@ -6,6 +6,7 @@ import { AQUA_TRAITS } from '../../chain/order.js';
 import {
   aquaProtocolFeeAmountIn,
   buildProgram,
+  encodeInstruction,
   flatFeeAmountIn,
   salt,
   xycSwap,
@@ -14,7 +15,8 @@ import { decodeRevert, routerErrorsAbi } from '../../chain/revert.js';
 import { simulationCalldata, simulationTemplate } from '../../chain/simulate.js';
 import { exactInTakerTraits } from '../../chain/takerTraits.js';
 import { ApiError } from '../../lib/errors.js';
-import { parseQuoteAmount, programFees } from '../../resolvers/quote.js';
+import { parseQuoteAmount } from '../../resolvers/quote.js';
+import { programFees } from '../../resolvers/quoteFees.js';
 
 const receiver = '0x00000000000000000000000000000000000000fe' as Address;
 const chain = {
@@ -89,6 +91,20 @@ describe('programFees', () => {
     const none = programFees(buildProgram([xycSwap(), flatFeeAmountIn(1000)]), 1_000_000n);
     expect(none.protocolFee).toEqual({ amount: '0', fee1e9: 0, bps: 0, percent: '0' });
     expect(none.makerFee).toBeNull();
+    // Any curve of the router table ends the fee walk, PeggedSwap (31) as well as XYCSwap (17).
+    const pegged = encodeInstruction('PeggedSwapGrowPriceRange2D', {
+      x0: 1n,
+      y0: 1n,
+      linearWidth: 0n,
+      rateLt: 1n,
+      rateGt: 1n,
+    });
+    const afterPegged = programFees(
+      buildProgram([aquaProtocolFeeAmountIn(500_000, receiver), pegged, flatFeeAmountIn(1000)]),
+      1_000_000n,
+    );
+    expect(afterPegged.protocolFee.amount).toBe('500');
+    expect(afterPegged.makerFee).toBeNull();
   });
 });
 

@@ -1,0 +1,78 @@
+/**
+ * Known deployments per chain key, so a chains file entry may be only `{ "key": "base", "rpcUrls": [...] }`.
+ * Every field here can be overridden by the entry. Sources: Aqua and router from PROTOCOL.md (the same
+ * addresses on every chain where 1inch deployed them), Multicall3 from viem's chain definitions, tokens
+ * from their issuers' lists (Circle for USDC, the Superchain token list for Base's USDT).
+ *
+ * What is not known for sure is left out, never guessed: no Aqua deployment block (the indexer then
+ * starts from block 0 unless `startBlock` is given), no USDT on Arc or Base Sepolia, no EURC, and no
+ * protocol fee receiver (an operator's choice, not a chain fact: the entry must give `feeReceiver`).
+ */
+import { arc, base, baseSepolia } from 'viem/chains';
+
+export interface PresetToken {
+  symbol: string;
+  address: string;
+  decimals: number;
+}
+
+export interface ChainPreset {
+  chainId: number;
+  name: string;
+  aqua: string;
+  router: string;
+  multicall: string;
+  testnet: boolean;
+  tokens: PresetToken[];
+  /** Symbols POST /v1/positions accepts (SPEC §2.4), when fewer than the tokens listed. */
+  depositSymbols?: string[];
+}
+
+/** PROTOCOL.md: Aqua (AquaRouter) and AquaSwapVMRouter, deployed at the same address on every chain. */
+export const DEPLOYED_AQUA = '0x1111113ccf1426a8e30e2bff5e005d929bf6a90a';
+export const DEPLOYED_ROUTER = '0x111111338c5091e8440b67b168bae16a668ac0de';
+
+const multicallOf = (chain: { contracts?: { multicall3?: { address: string } } }): string => {
+  const address = chain.contracts?.multicall3?.address;
+  if (!address) throw new Error('viem chain definition without multicall3');
+  return address;
+};
+
+export const CHAIN_PRESETS: Readonly<Record<string, ChainPreset>> = {
+  base: {
+    chainId: base.id,
+    name: 'Base',
+    aqua: DEPLOYED_AQUA,
+    router: DEPLOYED_ROUTER,
+    multicall: multicallOf(base),
+    testnet: false,
+    tokens: [
+      { symbol: 'USDC', address: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', decimals: 6 },
+      { symbol: 'USDT', address: '0xfde4C96c8593536E31F229EA8f37b2ADa2699bb2', decimals: 6 },
+    ],
+  },
+  arc: {
+    chainId: arc.id,
+    name: 'Arc',
+    aqua: DEPLOYED_AQUA,
+    router: DEPLOYED_ROUTER,
+    multicall: multicallOf(arc),
+    testnet: false,
+    // Arc's USDC ERC-20 interface over the native balance (6 decimals; the native unit has 18).
+    tokens: [{ symbol: 'USDC', address: '0x3600000000000000000000000000000000000000', decimals: 6 }],
+    depositSymbols: ['USDC', 'EURC'],
+  },
+  baseSepolia: {
+    chainId: baseSepolia.id,
+    name: 'Base Sepolia',
+    aqua: DEPLOYED_AQUA,
+    router: DEPLOYED_ROUTER,
+    multicall: multicallOf(baseSepolia),
+    testnet: true,
+    tokens: [{ symbol: 'USDC', address: '0x036CbD53842c5426634e7929541eC2318f3dCF7e', decimals: 6 }],
+  },
+};
+
+export function presetOf(key: string): ChainPreset | undefined {
+  return Object.hasOwn(CHAIN_PRESETS, key) ? CHAIN_PRESETS[key] : undefined;
+}

@@ -1,0 +1,85 @@
+/**
+ * Where a webhook may be sent (SSRF): an absolute https URL (http only where the operator allows it)
+ * whose host resolves to public unicast addresses only: no private, loopback, link-local, unique-local,
+ * CGNAT, multicast, reserved or unspecified address, in IPv4 or IPv6 (IPv4-mapped IPv6 is judged as the
+ * IPv4 it carries). Checked when an endpoint is registered and again at every attempt, where the
+ * connection goes to the address that was checked (no second DNS answer can rebind it).
+ */
+import { lookup } from 'node:dns/promises';
+import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
+import type { WebhookConfig } from '../lib/config.js';
+import { ApiError } from '../lib/errors.js';
+
+export const MAX_URL_LENGTH = 2048;
+
+export interface CheckedTarget {
+  url: URL;
+  /** The address the request connects to, and its family. */
+  address: string;
+  family: 4 | 6;
+}
+
+type Policy = Pick<WebhookConfig, 'allowPrivate' | 'allowHttp'>;
+
+/** Why an address may not be a webhook target, or null when it may. */
+export function forbiddenAddress(address: string): string | null {
+  if (!ipaddr.isValid(address)) return 'not an IP address';
+  let ip = ipaddr.parse(address);
+  if (ip.kind() === 'ipv6' && (ip as ipaddr.IPv6).isIPv4MappedAddress()) {
+    ip = (ip as ipaddr.IPv6).toIPv4Address();
+  }
+  const range = ip.range();
+  return range === 'unicast' ? null : range;
+}
+
+/** The URL's shape: absolute, https (or allowed http), no credentials, at most MAX_URL_LENGTH. */
+export function parseWebhookUrl(text: unknown, policy: Policy, parameter = 'url'): URL {
+  if (typeof text !== 'string' || text.length === 0)
+    throw ApiError.invalid(parameter, `${parameter} is required.`);
+  if (text.length > MAX_URL_LENGTH)
+    throw ApiError.invalid(parameter, `${parameter} must be at most ${MAX_URL_LENGTH} characters.`);
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw ApiError.invalid(parameter, `${parameter} must be an absolute URL.`);
+  }
+  if (url.protocol !== 'https:' && !(policy.allowHttp && url.protocol === 'http:'))
+    throw ApiError.invalid(parameter, `${parameter} must be an https URL.`);
+  if (url.username || url.password)
+    throw ApiError.invalid(parameter, `${parameter} must not carry credentials.`);
+  return url;
+}
+
+/**
+ * Resolves the URL's host and checks every address it has: one forbidden address refuses the URL (a
+ * name that answers both a public and a private address is a rebinding setup). A 400 names `parameter`.
+ */
+export async function checkTarget(url: URL, policy: Policy, parameter = 'url'): Promise<CheckedTarget> {
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  let addresses: { address: string; family: number }[];
+  if (isIP(host)) {
+    addresses = [{ address: host, family: isIP(host) }];
+  } else {
+    try {
+      addresses = await lookup(host, { all: true, verbatim: true });
+    } catch {
+      throw ApiError.invalid(parameter, `${parameter}: the host ${host} does not resolve.`);
+    }
+  }
+  if (addresses.length === 0)
+    throw ApiError.invalid(parameter, `${parameter}: the host ${host} does not resolve.`);
+  if (!policy.allowPrivate) {
+    for (const { address } of addresses) {
+      const why = forbiddenAddress(address);
+      if (why !== null)
+        throw ApiError.invalid(
+          parameter,
+          `${parameter} must not resolve to a private, loopback or link-local address (${host} is ${why}).`,
+        );
+    }
+  }
+  const first = addresses[0]!;
+  return { url, address: first.address, family: first.family === 6 ? 6 : 4 };
+}

@@ -1,0 +1,171 @@
+/**
+ * The webhook delivery worker: graphile-worker runs one `webhook_deliver` job per attempt, at most
+ * WEBHOOK_CONCURRENCY at once per process, taken with `FOR UPDATE SKIP LOCKED` so that several replicas
+ * on one database make each attempt once; a new job wakes it through LISTEN/NOTIFY. A failed attempt
+ * queues the next one after the next delay of WEBHOOK_RETRY_SCHEDULE (in the transaction recording it);
+ * after the last, the delivery is given up and its endpoint disabled (logged, and counted in
+ * `gateway_webhook_deliveries_total{outcome="exhausted"}`).
+ */
+
+import { type Runner, run, runMigrations, type Task, Logger as WorkerLogger } from 'graphile-worker';
+import type { Logger } from '../lib/logger.js';
+import type { Services } from '../lib/services.js';
+import type { Db } from '../store/db.js';
+import {
+  claimDelivery,
+  fixPayload,
+  recordAttempt,
+  releaseClaim,
+  unlockStaleClaims,
+} from '../store/webhooks.js';
+import { buildPayload } from './payload.js';
+import { openSecret } from './secrets.js';
+import { type AttemptResult, postSigned } from './send.js';
+import { checkTarget } from './ssrf.js';
+
+/** graphile-worker's log lines through the service's pino (its debug chatter stays at debug). */
+function workerLogger(logger: Logger): WorkerLogger {
+  return new WorkerLogger((scope) => (level, message, meta) => {
+    const method =
+      level === 'error' ? 'error' : level === 'warning' ? 'warn' : level === 'info' ? 'debug' : 'trace';
+    logger[method]({ component: 'webhook-worker', ...scope, ...(meta ?? {}) }, message);
+  });
+}
+
+/** graphile-worker's schema (its own migrations): needed wherever events can be queued. */
+/**
+ * The queue's schema, through `pool`: a pool of the queue's own (service.ts), since graphile-worker adds
+ * its error listeners to every client of the pool it is given and keeps them after it stops.
+ */
+export async function migrateQueue(services: Services, pool: Db): Promise<void> {
+  await runMigrations({ pgPool: pool, logger: workerLogger(services.logger) });
+}
+
+function isDeliveryJob(payload: unknown): payload is { deliveryId: string; generation: number } {
+  const p = payload as { deliveryId?: unknown; generation?: unknown } | null;
+  return typeof p?.deliveryId === 'string' && typeof p.generation === 'number';
+}
+
+/** One attempt of one delivery (the `webhook_deliver` task). */
+export function deliveryTask(services: Services): Task {
+  const { config, db, registry, logger, metrics } = services;
+  const hooks = config.webhooks;
+  return async (payload, helpers) => {
+    if (!isDeliveryJob(payload)) return;
+    const workerId = helpers.job.locked_by ?? 'unknown';
+    const d = await claimDelivery(db, payload.deliveryId, payload.generation, workerId);
+    if (!d) return;
+    if (d.disabled_at) {
+      await releaseClaim(db, d.delivery_id);
+      return;
+    }
+    const body =
+      d.payload ??
+      (await buildPayload(db, registry, d).then((built) =>
+        built === null ? null : fixPayload(db, d.delivery_id, built),
+      ));
+    if (body === null) {
+      await releaseClaim(db, d.delivery_id);
+      return;
+    }
+    const secrets = [openSecret(d.secret, hooks.secretsKey)];
+    if (d.previous_secret && d.previous_secret_expires_at && d.previous_secret_expires_at > new Date()) {
+      secrets.push(openSecret(d.previous_secret, hooks.secretsKey));
+    }
+    const attemptedAt = new Date();
+    let result: AttemptResult;
+    try {
+      // Checked again now, and the connection goes to the address checked (DNS rebinding).
+      const target = await checkTarget(new URL(d.url), hooks);
+      result = await postSigned(target, { id: d.delivery_id, body, secrets }, hooks.timeoutMs);
+    } catch (error) {
+      result = {
+        statusCode: null,
+        durationMs: Math.round(Date.now() - attemptedAt.getTime()),
+        error: `refused: ${(error as Error).message}`,
+      };
+    }
+    const attempt = d.attempts + 1;
+    const delay = hooks.retryScheduleMs[attempt - 1];
+    const outcome = result.error === null ? 'delivered' : delay === undefined ? 'exhausted' : 'retry';
+    const nextAttemptAt = outcome === 'retry' ? new Date(Date.now() + delay!) : null;
+    const disabledReason =
+      outcome === 'exhausted'
+        ? `Delivery ${d.delivery_id} failed ${attempt} times (last: ${result.error}); replay a delivery to enable the endpoint again.`
+        : null;
+    const disabled = await recordAttempt(db, {
+      deliveryId: d.delivery_id,
+      webhookId: d.webhook_id,
+      generation: d.generation,
+      attempt,
+      attemptedAt,
+      statusCode: result.statusCode,
+      durationMs: result.durationMs,
+      error: result.error,
+      nextAttemptAt,
+      outcome,
+      disabledReason,
+    });
+    metrics?.webhookDelivery(outcome);
+    // Ids, codes and times only: never the URL's secrets, the payload or its metadata.
+    const fields = {
+      webhookId: d.webhook_id,
+      deliveryId: d.delivery_id,
+      event: d.event_type,
+      attempt,
+      statusCode: result.statusCode,
+      durationMs: result.durationMs,
+      outcome,
+    };
+    if (outcome === 'delivered') logger.debug(fields, 'webhook delivered');
+    else if (outcome === 'retry')
+      logger.info({ ...fields, error: result.error, nextAttemptAt }, 'webhook attempt failed');
+    if (disabled)
+      logger.warn({ ...fields, error: result.error }, 'webhook endpoint disabled: retries exhausted');
+  };
+}
+
+export interface WebhookWorker {
+  stop(): Promise<void>;
+}
+
+/** Starts the worker (unless WEBHOOK_WORKER=off) and its sweep of attempts left by a dead process. */
+export async function startWebhookWorker(services: Services, pool: Db): Promise<WebhookWorker> {
+  const { config, logger, db } = services;
+  if (!config.webhooks.secretsKey) {
+    logger.warn(
+      'WEBHOOK_SECRETS_KEY is not set: webhook signing secrets are stored unsealed in the database',
+    );
+  }
+  if (!config.webhooks.worker) return { stop: async () => {} };
+  const runner: Runner = await run({
+    pgPool: pool,
+    concurrency: config.webhooks.concurrency,
+    noHandleSignals: true,
+    // A retry's job has a future run_at, which no NOTIFY announces: the worker finds it at its next poll,
+    // so the poll is at most half the shortest delay of the schedule (bounded to 100 ms – 2 s).
+    pollInterval: Math.max(100, Math.min(2000, Math.floor(Math.min(...config.webhooks.retryScheduleMs) / 2))),
+    logger: workerLogger(logger),
+    taskList: { webhook_deliver: deliveryTask(services) },
+  });
+  // An attempt lasts at most the timeout plus a few statements: a claim twice that old (plus slack) is a dead process's.
+  const staleMs = 2 * config.webhooks.timeoutMs + 5_000;
+  const sweep = setInterval(
+    () => {
+      unlockStaleClaims(db, staleMs).then(
+        (workers) => {
+          if (workers.length > 0) logger.warn({ workers }, 'webhook attempts of a dead worker released');
+        },
+        (err: unknown) => logger.debug({ err }, 'webhook sweep failed'),
+      );
+    },
+    Math.min(30_000, staleMs),
+  );
+  sweep.unref();
+  return {
+    async stop() {
+      clearInterval(sweep);
+      await runner.stop();
+    },
+  };
+}

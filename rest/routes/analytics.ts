@@ -1,0 +1,221 @@
+import { z } from 'zod';
+import { ApiError } from '../../lib/errors.js';
+import { DEFAULT_LIMIT, HASH, MAX_LIMIT } from '../../resolvers/catalogue/params.js';
+import { ADDRESS } from '../../resolvers/series.js';
+import { MakerDocument, type MakerQuery, StrategyActivityDocument } from '../generated/graphql.js';
+import { queryParam, type RestRoute, type RouteContext, readBody } from '../route.js';
+import { makerBody, strategyActivityBody } from '../schemas/analytics.js';
+
+/**
+ * The analytics read paths (issue 21), additive to SPEC §9, each one persisted operation:
+ *
+ * GET /api/makers/{address}?chain=… — a maker on one chain (chain required: a maker is per chain):
+ *   positions, live TVL, volume and fees over 1/7/30 days and the lifetime, and a page of its
+ *   strategies (limit 1-100, cursor). Unknown maker: 404.
+ * GET /api/strategies/{hash}/activity?chain=&granularity=&from=&to= — the strategy's volume series
+ *   (granularity hour | day, default day; from/to ISO 8601, default the last 30 days or 48 hours) and
+ *   its latest 10 swaps. Unknown strategy: 404.
+ *
+ * Both in the `strategy-detail` bucket, cached like the other catalogue reads (rest/httpCache.ts).
+ */
+
+const text = (name: string, max: number) =>
+  z
+    .string({ error: `${name} must be given once, as plain text.` })
+    .min(1, `${name} must not be empty.`)
+    .max(max, `${name} must be at most ${max} characters.`);
+
+const time = (name: string) =>
+  text(name, 40).refine((v) => !Number.isNaN(Date.parse(v)), `${name} must be an ISO 8601 date-time.`);
+
+const parameters = {
+  address: z
+    .string()
+    .regex(ADDRESS, 'address must be an address: 0x followed by 40 hex characters.')
+    .transform((a) => a.toLowerCase()),
+  hash: z
+    .string()
+    .regex(HASH, 'hash must be a strategy hash: 0x followed by 64 hex characters.')
+    .transform((h) => h.toLowerCase()),
+  chain: text('chain', 64),
+  limit: text('limit', 3)
+    .regex(/^\d+$/, `limit must be an integer from 1 to ${MAX_LIMIT}.`)
+    .transform(Number)
+    .refine((n) => n >= 1 && n <= MAX_LIMIT, `limit must be an integer from 1 to ${MAX_LIMIT}.`),
+  cursor: text('cursor', 400),
+  granularity: z.enum(['hour', 'day'], { error: 'granularity must be one of hour, day.' }),
+  from: time('from'),
+  to: time('to'),
+};
+
+type Name = keyof typeof parameters;
+const param = <K extends Name>(ctx: RouteContext, name: K, required = false) =>
+  queryParam(ctx, parameters, name, required);
+
+/** A path parameter through its schema, or 400 naming it. */
+function pathParam<K extends 'address' | 'hash'>(
+  ctx: RouteContext,
+  name: K,
+): z.infer<(typeof parameters)[K]> {
+  const parsed = parameters[name].safeParse(ctx.req.params[name]);
+  if (!parsed.success) throw ApiError.invalid(name, parsed.error.issues[0]?.message ?? `${name} is invalid.`);
+  return parsed.data as z.infer<(typeof parameters)[K]>;
+}
+
+type Window = NonNullable<MakerQuery['maker']>['activity'][number];
+const totals = (w: Window | undefined) => ({
+  volumeUsd: w?.volumeUsd ?? 0,
+  swapCount: w?.swapCount ?? 0,
+  makerFeesUsd: w?.makerFeesUsd ?? 0,
+  protocolFeesUsd: w?.protocolFeesUsd ?? 0,
+});
+const windowOf = (w: Window | undefined) => ({ since: w?.since ?? null, ...totals(w) });
+
+const makerRoute: RestRoute = {
+  method: 'GET',
+  path: '/api/makers/:address',
+  bucket: 'strategy-detail',
+  doc: {
+    operationId: 'getMaker',
+    summary: 'One maker: positions, TVL, volume and fees',
+    description: [
+      "A maker (the address that ships strategies) on one chain: open and docked positions, total value locked (the open strategies' live virtual balances, as indexed, at the configured USD prices), volume and fees over 1, 7 and 30 days and over its lifetime, and a page of its strategies, newest shipped first.",
+      '',
+      'Fees are the USD volume times the fee rates of each strategy’s program: `makerFeesUsd` what its own fee earned, `protocolFeesUsd` the protocol fee paid. Served from roll-ups the indexer keeps with each swap, so as fresh as the indexer.',
+      '',
+      `**Pagination** of \`strategies\`: \`limit\` 1 to ${MAX_LIMIT} (default ${DEFAULT_LIMIT}); \`data.page.nextCursor\` is non-null when more follow: pass it as \`cursor\`. Unknown maker on the chain: 404. Rate limit: the \`strategy-detail\` bucket (60 per 60 s per client).`,
+    ].join('\n'),
+    tags: ['Catalogue'],
+    params: z.object({
+      address: parameters.address.meta({
+        description: 'The maker address: 0x followed by 40 hex characters (any case).',
+        examples: ['0x00000000000000000000000000000000000abc01'],
+      }),
+    }),
+    query: z.object({
+      chain: parameters.chain.meta({
+        description: 'A chain key of /api/chains (required).',
+        examples: ['base'],
+      }),
+      limit: parameters.limit.optional().meta({
+        description: `Strategies per page, 1 to ${MAX_LIMIT}; default ${DEFAULT_LIMIT}.`,
+        examples: ['20'],
+      }),
+      cursor: parameters.cursor
+        .optional()
+        .meta({ description: '`data.page.nextCursor` of the previous page.' }),
+    }),
+    response: makerBody,
+    errors: ['INVALID_PARAMETER', 'NOT_FOUND', 'UPSTREAM_UNAVAILABLE'],
+    errorExamples: {
+      INVALID_PARAMETER: { message: 'chain is required.', parameter: 'chain' },
+      NOT_FOUND: { message: 'No maker 0x00000000000000000000000000000000000abc01 on chain "base".' },
+    },
+  },
+  async handle(ctx) {
+    const address = pathParam(ctx, 'address');
+    const chain = param(ctx, 'chain', true)!;
+    const limit = param(ctx, 'limit') ?? DEFAULT_LIMIT;
+    const variables = { chain, address, first: limit, after: param(ctx, 'cursor') };
+    let result: MakerQuery;
+    try {
+      result = await ctx.operations.run(MakerDocument, variables, ctx.graphql());
+    } catch (error) {
+      // The connection names its cursor `after`; the path's parameter is `cursor`.
+      if (error instanceof ApiError && error.parameter === 'after')
+        throw ApiError.invalid('cursor', error.message.replace(/^after/, 'cursor'));
+      throw error;
+    }
+    const m = result.maker;
+    if (!m) throw ApiError.notFound(`No maker ${address} on chain "${chain}".`);
+    const [d1, d7, d30, lifetime] = m.activity;
+    const data = {
+      address: m.address,
+      chain: m.chain,
+      chainId: m.chainId,
+      positions: m.positions,
+      tvl: m.tvl,
+      volume: { d1: windowOf(d1), d7: windowOf(d7), d30: windowOf(d30), lifetime: totals(lifetime) },
+      lastSwapAt: m.lastSwapAt,
+      strategies: m.strategies.edges.map((e) => e.node),
+      page: { limit, nextCursor: m.strategies.pageInfo.hasNextPage ? m.strategies.pageInfo.endCursor : null },
+    };
+    return { body: readBody(ctx, data) };
+  },
+};
+
+const activityRoute: RestRoute = {
+  method: 'GET',
+  path: '/api/strategies/:hash/activity',
+  bucket: 'strategy-detail',
+  doc: {
+    operationId: 'getStrategyActivity',
+    summary: "A strategy's volume series and latest swaps",
+    description: [
+      "One strategy's settled volume, swap count and fees per hour or per UTC day, from the hourly roll-ups the indexer keeps with each swap (never a scan of swaps), and its latest 10 swaps. Every bucket of the range is listed, empty ones as zeros.",
+      '',
+      '`from` is rounded down and `to` up to whole buckets; without them the range is the last 30 days (`day`) or 48 hours (`hour`), the current bucket included. At most 366 day buckets or 2,208 hour buckets (92 days). The same bytes may be shipped on two chains: name `chain` to pick one. Unknown strategy: 404. Rate limit: the `strategy-detail` bucket (60 per 60 s per client).',
+    ].join('\n'),
+    tags: ['Catalogue'],
+    params: z.object({
+      hash: parameters.hash.meta({
+        description: 'The strategy hash: 0x followed by 64 hex characters (any case).',
+        examples: ['0x5f1c3a0e1b6b0f7f2d86d8e3d1c2a0f9c3b4e5d6a7b8c9d0e1f2a3b4c5d6e7f8'],
+      }),
+    }),
+    query: z.object({
+      chain: parameters.chain
+        .optional()
+        .meta({ description: 'A chain key of /api/chains.', examples: ['base'] }),
+      granularity: parameters.granularity
+        .default('day')
+        .meta({ description: '`day` (default) or `hour`: the width of a bucket (UTC).' }),
+      from: parameters.from.optional().meta({
+        description: 'Start, ISO 8601 (rounded down to the bucket).',
+        examples: ['2026-11-01T00:00:00Z'],
+      }),
+      to: parameters.to.optional().meta({
+        description: 'End, ISO 8601 (rounded up to the bucket; exclusive).',
+        examples: ['2026-11-26T00:00:00Z'],
+      }),
+    }),
+    response: strategyActivityBody,
+    errors: ['INVALID_PARAMETER', 'NOT_FOUND', 'UPSTREAM_UNAVAILABLE'],
+    errorExamples: {
+      INVALID_PARAMETER: { message: 'granularity must be one of hour, day.', parameter: 'granularity' },
+      NOT_FOUND: {
+        message:
+          'No strategy 0x5f1c3a0e1b6b0f7f2d86d8e3d1c2a0f9c3b4e5d6a7b8c9d0e1f2a3b4c5d6e7f8 in the catalogue.',
+      },
+    },
+  },
+  async handle(ctx) {
+    const hash = pathParam(ctx, 'hash');
+    const chain = param(ctx, 'chain');
+    const granularity = param(ctx, 'granularity') ?? 'day';
+    const variables = {
+      hash,
+      chain,
+      granularity,
+      from: param(ctx, 'from'),
+      to: param(ctx, 'to'),
+    };
+    const { strategy } = await ctx.operations.run(StrategyActivityDocument, variables, ctx.graphql());
+    if (!strategy) {
+      throw ApiError.notFound(
+        chain
+          ? `No strategy ${hash} on chain "${chain}" in the catalogue.`
+          : `No strategy ${hash} in the catalogue.`,
+      );
+    }
+    const { activity, recentSwaps, ...facts } = strategy;
+    const data = {
+      strategy: facts,
+      series: { granularity, from: activity.from, to: activity.to, buckets: activity.buckets },
+      recentSwaps,
+    };
+    return { body: readBody(ctx, data) };
+  },
+};
+
+export const analyticsRoutes: RestRoute[] = [makerRoute, activityRoute];

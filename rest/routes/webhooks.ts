@@ -1,0 +1,303 @@
+import { z } from 'zod';
+import type { WebhookEvent } from '../../delivery/payload.js';
+import { ApiError } from '../../lib/errors.js';
+import { nextCursorOf, REST_PAGING_NAMES } from '../../resolvers/connection.js';
+import { DELIVERIES_DEFAULT_LIMIT, DELIVERIES_MAX_LIMIT } from '../../resolvers/webhooks/deliveries.js';
+import { MAX_WEBHOOKS_PER_KEY, parseEvents } from '../../resolvers/webhooks/endpoints.js';
+import {
+  CreateWebhookDocument,
+  DeleteWebhookDocument,
+  ReplayWebhookDeliveryDocument,
+  RotateWebhookSecretDocument,
+  WebhookDeliveriesDocument,
+  type WebhookDeliveryFieldsFragment,
+  WebhookDocument,
+  type WebhookFieldsFragment,
+  WebhooksDocument,
+} from '../generated/graphql.js';
+import { queryParam, type RestRoute, type RouteContext, readBody } from '../route.js';
+import {
+  deliveryIdValue,
+  webhookBody,
+  webhookCreatedBody,
+  webhookDeletedBody,
+  webhookDeliveriesBody,
+  webhookDeliveryBody,
+  webhookIdValue,
+  webhookListBody,
+  webhookRequest,
+} from '../schemas/webhooks.js';
+
+/**
+ * /v1/webhooks… (issue 19, item 3): a key's webhook endpoints (Standard Webhooks), their deliveries and
+ * replays. Any valid key; every method counts in the `webhooks` bucket, per key. The GraphQL model
+ * (schema/webhook.ts) decides; here the path, query and body are checked and the bodies shaped.
+ */
+const TAG = ['Webhooks'];
+const NO_STORE = { 'Cache-Control': 'no-store' };
+
+const webhookParams = z.object({
+  webhookId: webhookIdValue.meta({ description: 'The `id` returned by POST /v1/webhooks.' }),
+});
+const deliveryParams = webhookParams.extend({
+  deliveryId: deliveryIdValue.meta({
+    description: 'A delivery `id` of GET /v1/webhooks/{webhookId}/deliveries.',
+  }),
+});
+
+const listQuery = {
+  limit: z
+    .string({ error: 'limit must be given once.' })
+    .regex(/^\d{1,3}$/, `limit must be an integer from 1 to ${DELIVERIES_MAX_LIMIT}.`)
+    .transform(Number)
+    .refine(
+      (n) => n >= 1 && n <= DELIVERIES_MAX_LIMIT,
+      `limit must be an integer from 1 to ${DELIVERIES_MAX_LIMIT}.`,
+    ),
+  cursor: z.string({ error: 'cursor must be given once.' }).min(1, 'cursor must not be empty.'),
+};
+
+/** The documented field order (the persisted manifest keeps selections sorted by name). */
+const endpoint = (w: WebhookFieldsFragment) => ({
+  id: w.id,
+  url: w.url,
+  events: w.events,
+  createdAt: w.createdAt,
+  previousSecretExpiresAt: w.previousSecretExpiresAt ?? null,
+  disabledAt: w.disabledAt ?? null,
+  disabledReason: w.disabledReason ?? null,
+});
+
+const delivery = (d: WebhookDeliveryFieldsFragment) => ({
+  id: d.id,
+  event: d.event,
+  positionId: d.positionId,
+  occurredAt: d.occurredAt,
+  status: d.status,
+  nextAttemptAt: d.nextAttemptAt ?? null,
+  completedAt: d.completedAt ?? null,
+  attempts: d.attempts.map((a) => ({
+    attempt: a.attempt,
+    generation: a.generation,
+    attemptedAt: a.attemptedAt,
+    statusCode: a.statusCode ?? null,
+    durationMs: a.durationMs,
+    error: a.error ?? null,
+    nextAttemptAt: a.nextAttemptAt ?? null,
+  })),
+});
+
+/** `{ url, events }`, nothing else; each refusal is a 400 naming the field. */
+function parseRequest(ctx: RouteContext): { url: string; events: WebhookEvent[] } {
+  const body = ctx.req.body as unknown;
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw new ApiError('BAD_REQUEST', 'The body must be a JSON object {url, events}.');
+  for (const field of Object.keys(body)) {
+    if (field !== 'url' && field !== 'events')
+      throw ApiError.invalid(field, `${field} is not a field of a webhook.`);
+  }
+  const { url, events } = body as { url?: unknown; events?: unknown };
+  if (typeof url !== 'string') throw ApiError.invalid('url', 'url is required, as a string.');
+  if (!Array.isArray(events) || events.some((e) => typeof e !== 'string'))
+    throw ApiError.invalid('events', 'events is required, as an array of event names.');
+  return { url, events: parseEvents(events) };
+}
+
+const webhookIdOf = (ctx: RouteContext) => String(ctx.req.params.webhookId);
+
+const SECURITY_NOTE =
+  'Deliveries are POSTs signed per [Standard Webhooks](https://www.standardwebhooks.com/) (`webhook-id`, `webhook-timestamp`, `webhook-signature`); the payloads are under `webhooks` in this document.';
+
+export const webhookRoutes: RestRoute[] = [
+  {
+    method: 'POST',
+    path: '/v1/webhooks',
+    bucket: 'webhooks',
+    auth: { scope: null },
+    body: true,
+    doc: {
+      operationId: 'createWebhook',
+      summary: 'Register a webhook endpoint',
+      description: [
+        `Registers an endpoint that receives the events named for every position this key prepared, and returns its signing secret **once** (\`whsec_…\`). ${SECURITY_NOTE}`,
+        '',
+        '- Delivery is at least once: the event is queued in the same transaction that records the state change, retried with exponential backoff for about a day (5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 2 h, 4 h, 8 h, 8 h by default), then the endpoint is disabled (`disabledAt`, `disabledReason`). Deduplicate on `webhook-id`; events of one position may arrive out of order (compare `data.status` and the `firstSeen*` times).',
+        '- `url` must be https and resolve to public addresses only (checked now and at every attempt; the connection goes to the address checked). A refusal is 400 naming `url`.',
+        `- At most ${MAX_WEBHOOKS_PER_KEY} endpoints a key (422 \`UNPROCESSABLE\` beyond). Rate limit: the \`webhooks\` bucket, per key.`,
+      ].join('\n'),
+      tags: TAG,
+      body: webhookRequest,
+      bodyExample: {
+        url: 'https://hooks.example.org/liquidity',
+        events: ['position.shipped', 'position.filled'],
+      },
+      response: webhookCreatedBody,
+      errors: ['INVALID_PARAMETER', 'UNPROCESSABLE'],
+      errorExamples: {
+        INVALID_PARAMETER: {
+          message: 'url must not resolve to a private, loopback or link-local address (10.0.0.5 is private).',
+          parameter: 'url',
+        },
+      },
+    },
+    async handle(ctx) {
+      const input = parseRequest(ctx);
+      const { createWebhook } = await ctx.operations.run(CreateWebhookDocument, { input }, ctx.graphql());
+      return {
+        body: readBody(ctx, { ...endpoint(createWebhook.webhook), secret: createWebhook.secret }),
+        headers: NO_STORE,
+      };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/v1/webhooks',
+    bucket: 'webhooks',
+    auth: { scope: null },
+    doc: {
+      operationId: 'listWebhooks',
+      summary: 'The webhook endpoints of this key',
+      description: 'Newest first, without their secrets. Rate limit: the `webhooks` bucket, per key.',
+      tags: TAG,
+      response: webhookListBody,
+      errors: [],
+    },
+    async handle(ctx) {
+      const { webhooks } = await ctx.operations.run(WebhooksDocument, {}, ctx.graphql());
+      return { body: readBody(ctx, { webhooks: webhooks.map(endpoint) }), headers: NO_STORE };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/v1/webhooks/:webhookId',
+    bucket: 'webhooks',
+    auth: { scope: null },
+    doc: {
+      operationId: 'getWebhook',
+      summary: 'One webhook endpoint of this key',
+      description:
+        'Its URL, events, rotation overlap and whether it is disabled. Another key’s endpoint and a missing one are the same 404.',
+      tags: TAG,
+      params: webhookParams,
+      response: webhookBody,
+      errors: ['INVALID_PARAMETER', 'NOT_FOUND'],
+    },
+    async handle(ctx) {
+      const { webhook } = await ctx.operations.run(
+        WebhookDocument,
+        { webhookId: webhookIdOf(ctx) },
+        ctx.graphql(),
+      );
+      return { body: readBody(ctx, endpoint(webhook)), headers: NO_STORE };
+    },
+  },
+  {
+    method: 'DELETE',
+    path: '/v1/webhooks/:webhookId',
+    bucket: 'webhooks',
+    auth: { scope: null },
+    doc: {
+      operationId: 'deleteWebhook',
+      summary: 'Delete a webhook endpoint',
+      description: 'Stops every delivery to it at once and forgets its deliveries and secret.',
+      tags: TAG,
+      params: webhookParams,
+      response: webhookDeletedBody,
+      errors: ['INVALID_PARAMETER', 'NOT_FOUND'],
+    },
+    async handle(ctx) {
+      const webhookId = webhookIdOf(ctx);
+      await ctx.operations.run(DeleteWebhookDocument, { input: { webhookId } }, ctx.graphql());
+      return { body: readBody(ctx, { id: webhookId, deleted: true as const }), headers: NO_STORE };
+    },
+  },
+  {
+    method: 'POST',
+    path: '/v1/webhooks/:webhookId/rotate',
+    bucket: 'webhooks',
+    auth: { scope: null },
+    doc: {
+      operationId: 'rotateWebhookSecret',
+      summary: 'Rotate the signing secret',
+      description:
+        'Returns a new secret, shown once. Every delivery from now on is signed with it **and** with the previous secret until `previousSecretExpiresAt` (24 h by default), as two signatures in `webhook-signature`: switch your verifier within that window.',
+      tags: TAG,
+      params: webhookParams,
+      response: webhookCreatedBody,
+      errors: ['INVALID_PARAMETER', 'NOT_FOUND'],
+    },
+    async handle(ctx) {
+      const { rotateWebhookSecret } = await ctx.operations.run(
+        RotateWebhookSecretDocument,
+        { input: { webhookId: webhookIdOf(ctx) } },
+        ctx.graphql(),
+      );
+      return {
+        body: readBody(ctx, { ...endpoint(rotateWebhookSecret.webhook), secret: rotateWebhookSecret.secret }),
+        headers: NO_STORE,
+      };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/v1/webhooks/:webhookId/deliveries',
+    bucket: 'webhooks',
+    auth: { scope: null },
+    doc: {
+      operationId: 'listWebhookDeliveries',
+      summary: 'Deliveries of an endpoint, with every attempt',
+      description: `Newest first: each delivery (one event to this endpoint) with its status, next retry and every attempt (time, HTTP status, duration, error, the retry it scheduled). Keyset pages: \`limit\` 1 to ${DELIVERIES_MAX_LIMIT} (default ${DELIVERIES_DEFAULT_LIMIT}), then \`cursor\` = \`data.page.nextCursor\`.`,
+      tags: TAG,
+      params: webhookParams,
+      query: z.object({
+        limit: listQuery.limit.optional().meta({ description: 'Page size.', examples: ['20'] }),
+        cursor: listQuery.cursor
+          .optional()
+          .meta({ description: 'The `data.page.nextCursor` of the previous page.' }),
+      }),
+      response: webhookDeliveriesBody,
+      errors: ['INVALID_PARAMETER', 'NOT_FOUND'],
+    },
+    async handle(ctx) {
+      const limit = queryParam(ctx, listQuery, 'limit') ?? DELIVERIES_DEFAULT_LIMIT;
+      const cursor = queryParam(ctx, listQuery, 'cursor') ?? null;
+      const { webhookDeliveries } = await ctx.operations.run(
+        WebhookDeliveriesDocument,
+        { webhookId: webhookIdOf(ctx), first: limit, after: cursor },
+        ctx.graphql(),
+        REST_PAGING_NAMES,
+      );
+      return {
+        body: readBody(ctx, {
+          deliveries: webhookDeliveries.edges.map((e) => delivery(e.node)),
+          page: { limit, nextCursor: nextCursorOf(webhookDeliveries.pageInfo) },
+        }),
+        headers: NO_STORE,
+      };
+    },
+  },
+  {
+    method: 'POST',
+    path: '/v1/webhooks/:webhookId/deliveries/:deliveryId/replay',
+    bucket: 'webhooks',
+    auth: { scope: null },
+    doc: {
+      operationId: 'replayWebhookDelivery',
+      summary: 'Send a delivery again',
+      description:
+        'Queues the delivery again now, with the same `webhook-id` and body and a new timestamp and signatures, with the whole retry schedule (a new `generation` of attempts). A disabled endpoint is enabled again by a replay.',
+      tags: TAG,
+      params: deliveryParams,
+      response: webhookDeliveryBody,
+      errors: ['INVALID_PARAMETER', 'NOT_FOUND'],
+    },
+    async handle(ctx) {
+      const { replayWebhookDelivery } = await ctx.operations.run(
+        ReplayWebhookDeliveryDocument,
+        { input: { webhookId: webhookIdOf(ctx), deliveryId: String(ctx.req.params.deliveryId) } },
+        ctx.graphql(),
+      );
+      return { body: readBody(ctx, delivery(replayWebhookDelivery)), headers: NO_STORE };
+    },
+  },
+];

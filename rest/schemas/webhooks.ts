@@ -1,0 +1,159 @@
+import { z } from 'zod';
+import { WEBHOOK_EVENTS } from '../../delivery/payload.js';
+import { MAX_URL_LENGTH } from '../../delivery/ssrf.js';
+import { component, dateTime, hash32, meta, readBody } from './common.js';
+import { listedPosition } from './positionList.js';
+import { positionHealth } from './positions.js';
+
+/** /v1/webhooks… (issue 19, item 3) and the payloads sent to an endpoint (OpenAPI 3.1 `webhooks`). */
+export const webhookEvent = z.enum(WEBHOOK_EVENTS).meta({
+  description:
+    '`position.shipped` (seen on chain), `position.filled` (first settled volume), `position.docked` (closed by its maker), `position.health_changed` (the live health observed differs from the last observed).',
+});
+
+export const webhookIdValue = z
+  .string()
+  .regex(/^wh_[A-Za-z0-9]{24}$/)
+  .meta({ examples: ['wh_3fK9qLm2Xv8RtY1bN6cZpA0d'] });
+export const deliveryIdValue = z
+  .string()
+  .regex(/^msg_[0-9a-f]{32}$/)
+  .meta({ examples: ['msg_6c1d0f2a9b8e4c7d8f0a1b2c3d4e5f60'] });
+
+export const webhookRequest = component(
+  'WebhookRequest',
+  z
+    .object({
+      url: z
+        .string()
+        .max(MAX_URL_LENGTH)
+        .meta({
+          description:
+            'Where events are POSTed: an https URL whose host resolves to public addresses only (no private, loopback or link-local address, IPv4 or IPv6); checked now and at every attempt. The operator may allow http and private addresses (the self-contained demo mode does).',
+          examples: ['https://hooks.example.org/liquidity'],
+        }),
+      events: z
+        .array(webhookEvent)
+        .min(1)
+        .max(WEBHOOK_EVENTS.length)
+        .meta({ description: 'Each at most once.' }),
+    })
+    .strict(),
+);
+
+export const webhook = component(
+  'Webhook',
+  z.object({
+    id: webhookIdValue,
+    url: z.string(),
+    events: z.array(webhookEvent),
+    createdAt: dateTime,
+    previousSecretExpiresAt: dateTime.nullable().meta({
+      description:
+        'After a rotation, the previous secret signs alongside the new one until then; null otherwise.',
+    }),
+    disabledAt: dateTime.nullable().meta({
+      description:
+        'Set when a delivery failed through its whole retry schedule (about a day): nothing is queued or sent until a replay enables the endpoint again.',
+    }),
+    disabledReason: z.string().nullable(),
+  }),
+);
+
+export const webhookBody = component('WebhookResponse', readBody(webhook, meta));
+export const webhookListBody = component(
+  'WebhookListResponse',
+  readBody(
+    z.object({ webhooks: z.array(webhook).meta({ description: 'Newest first; at most 10 a key.' }) }),
+    meta,
+  ),
+);
+export const webhookCreatedBody = component(
+  'WebhookCreatedResponse',
+  readBody(
+    webhook.extend({
+      secret: z
+        .string()
+        .regex(/^whsec_[A-Za-z0-9+/=]+$/)
+        .meta({
+          description:
+            'The signing secret (Standard Webhooks `whsec_` form). Shown once: the service keeps it only to sign (sealed at rest) and never shows it again.',
+          examples: ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'],
+        }),
+    }),
+    meta,
+  ),
+);
+export const webhookDeletedBody = component(
+  'WebhookDeletedResponse',
+  readBody(z.object({ id: webhookIdValue, deleted: z.literal(true) }), meta),
+);
+
+export const webhookAttempt = component(
+  'WebhookAttempt',
+  z.object({
+    attempt: z.int().min(1).meta({ description: '1-based within its generation.' }),
+    generation: z.int().min(0).meta({ description: '0 for the first delivery, +1 for each replay.' }),
+    attemptedAt: dateTime,
+    statusCode: z.int().nullable().meta({ description: "The receiver's HTTP status; null when none came." }),
+    durationMs: z.int().min(0),
+    error: z.string().nullable().meta({ description: 'Null when the receiver answered 2xx.' }),
+    nextAttemptAt: dateTime
+      .nullable()
+      .meta({ description: 'When the next attempt was scheduled; null: none.' }),
+  }),
+);
+
+export const webhookDelivery = component(
+  'WebhookDelivery',
+  z.object({
+    id: deliveryIdValue.meta({ description: 'The `webhook-id` header of every attempt and replay.' }),
+    event: webhookEvent,
+    positionId: hash32,
+    occurredAt: dateTime.meta({ description: 'When the service observed the event.' }),
+    status: z.enum(['pending', 'succeeded', 'failed']),
+    nextAttemptAt: dateTime.nullable(),
+    completedAt: dateTime.nullable(),
+    attempts: z.array(webhookAttempt).meta({ description: 'Oldest first.' }),
+  }),
+);
+
+export const webhookDeliveryBody = component('WebhookDeliveryResponse', readBody(webhookDelivery, meta));
+export const webhookDeliveriesBody = component(
+  'WebhookDeliveryListResponse',
+  readBody(
+    z.object({
+      deliveries: z.array(webhookDelivery).meta({ description: 'Newest first.' }),
+      page: z.object({
+        limit: z.int().min(1),
+        nextCursor: z
+          .string()
+          .nullable()
+          .meta({ description: 'Pass as `cursor` for the next page; null on the last.' }),
+      }),
+    }),
+    meta,
+  ),
+);
+
+/** What an endpoint receives: Standard Webhooks' `{ type, timestamp, data }`. */
+export const webhookPayload = component(
+  'WebhookPayload',
+  z.object({
+    type: webhookEvent,
+    timestamp: dateTime.meta({ description: 'When the service observed the event.' }),
+    data: listedPosition.extend({
+      health: positionHealth.nullable().optional().meta({
+        description: 'On `position.health_changed` only: the health observed at the change.',
+      }),
+    }),
+  }),
+);
+
+export const WEBHOOK_HEADERS = {
+  'webhook-id': 'The delivery id (`msg_…`): the same on every retry and replay; deduplicate on it.',
+  'webhook-timestamp':
+    'Unix seconds of this attempt; reject values far from your clock (replays of old requests).',
+  'webhook-signature':
+    'Space-separated `v1,<base64 HMAC-SHA256>` signatures of `{webhook-id}.{webhook-timestamp}.{body}`, one per active secret (two during a rotation overlap). Verify with any Standard Webhooks library.',
+} as const;
