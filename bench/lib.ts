@@ -155,9 +155,20 @@ export async function spawnService(
         }
       }
     });
-    child.once('exit', (code, signal) => {
+    child.once('exit', async (code, signal) => {
       clearTimeout(timer);
-      reject(new Error(`main.ts exited before ready (code ${code}, signal ${signal})`));
+      // The last lines it logged say why (a fatal start error is logged before the exit); its stdout may
+      // end after the exit event.
+      if (child.stdout && !child.stdout.readableEnded)
+        await new Promise((r) => {
+          child.stdout?.once('end', r);
+          setTimeout(r, 1000);
+        });
+      const last = logs
+        .slice(-3)
+        .map((l) => JSON.stringify({ level: l.level, msg: l.msg, err: l.err }))
+        .join('; ');
+      reject(new Error(`main.ts exited before ready (code ${code}, signal ${signal}); last logged: ${last}`));
     });
   });
   const kill = async () => {

@@ -5,11 +5,13 @@
  * dock. Depths 1, 5 and 50. The indexer must rewind exactly the orphaned blocks (the rows indexed
  * before the fork keep their observation times: nothing is indexed anew), and afterwards the catalogue
  * and its roll-up equal a fresh index of the same chain into a second database.
+ * The strategies the test ships, swaps and docks belong to a maker of its own (anvil's tenth account):
+ * the bot docks its own makers' strategies at random, which would race the test's dock and ships.
  * Ports 19960 (anvil).
  */
-import type { Address, Hex } from 'viem';
+import { type Address, encodeFunctionData, getAddress, type Hex, maxUint256, parseAbi } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dockCalldata, shipCalldata, swapCalldata } from '../../chain/calldata.js';
+import { approveCalldata, dockCalldata, shipCalldata, swapCalldata } from '../../chain/calldata.js';
 import { type ChainClients, createChainClients } from '../../chain/clients.js';
 import { decodeStrategy, encodeStrategy, strategyHashOf } from '../../chain/order.js';
 import { buildProgram, salt, xycSwap } from '../../chain/program.js';
@@ -19,6 +21,7 @@ import { type Anvil, startAnvil } from '../../devnet/anvil.js';
 import { type ActivityBot, startActivityBot } from '../../devnet/bot.js';
 import { DEVNET_CHAINS } from '../../devnet/chains.js';
 import { type SeededChain, seedChain } from '../../devnet/seed.js';
+import { sendAndWait, waitForReceipts } from '../../devnet/wallet.js';
 import { type Indexer, startIndexer } from '../../indexer/index.js';
 import { loadConfig } from '../../lib/config.js';
 import { createLogger } from '../../lib/logger.js';
@@ -42,6 +45,8 @@ interface TestDb {
 
 let anvil: Anvil;
 let seeded: SeededChain;
+/** The test's own maker: not one of the devnet's makers, so the bot never docks its strategies. */
+let maker: Address;
 let registry: ChainRegistry;
 let clients: ChainClients;
 let bot: ActivityBot | undefined;
@@ -107,9 +112,9 @@ interface Active {
 async function activeStrategies(): Promise<Active[]> {
   const { rows } = await followed.db.query<Active>(
     `SELECT strategy_hash, maker, strategy, token_a, token_b, tokens FROM strategies
-     WHERE chain_key = 'base' AND status = 'active' AND app = $1 AND pair_key = 'USDC/USDT' AND maker = ANY($2)
+     WHERE chain_key = 'base' AND status = 'active' AND app = $1 AND pair_key = 'USDC/USDT' AND maker = $2
      ORDER BY shipped_block, strategy_hash`,
-    [seeded.config.router.toLowerCase(), seeded.roles.makers.map((m) => m.toLowerCase())],
+    [seeded.config.router.toLowerCase(), maker.toLowerCase()],
   );
   return rows;
 }
@@ -120,9 +125,8 @@ let shipSalt = 7_000_000n;
 const send = (from: Address, to: string, data: Hex) =>
   call<Hex>('eth_sendTransaction', [{ from, to, data, gas: '0x927c0' }]);
 
-/** A ship of a new USDC/USDT strategy by a devnet maker, and the hash it will have. */
+/** A ship of a new USDC/USDT strategy by the test's maker, and the hash it will have. */
 function ship(): { hash: string; send(): Promise<Hex> } {
-  const maker = seeded.roles.makers[0]!;
   const strategy = encodeStrategy({
     maker,
     traits: 1n << 254n,
@@ -183,9 +187,27 @@ async function oneBlock(sends: (() => Promise<Hex>)[]): Promise<void> {
   }
 }
 
+/** The test's maker gets USDC and USDT, approves Aqua and ships two strategies (a target and one to dock). */
+async function fundMaker(): Promise<void> {
+  const accounts = await call<Address[]>('eth_accounts');
+  maker = getAddress(accounts[9]!);
+  const { deployer, makers, taker, feeReceiver, pilot } = seeded.roles;
+  expect([deployer, ...makers, taker, feeReceiver, pilot.maker, pilot.taker, pilot.feeWallet]).not.toContain(
+    maker,
+  );
+  const mint = parseAbi(['function mint(address to, uint256 amount)']);
+  for (const token of [seeded.tokens.USDC!, seeded.tokens.USDT!]) {
+    const data = encodeFunctionData({ abi: mint, functionName: 'mint', args: [maker, 10n ** 15n] });
+    await sendAndWait(seeded.rpc, seeded.roles.deployer, token, data);
+    await sendAndWait(seeded.rpc, maker, token, approveCalldata(seeded.config.aqua as Address, maxUint256));
+  }
+  for (let i = 0; i < 2; i++) await waitForReceipts(seeded.rpc, [await ship().send()], 10_000);
+}
+
 beforeAll(async () => {
   anvil = await startAnvil({ port: ANVIL_PORT, chainId: spec.chainId });
   seeded = await seedChain(spec, anvil.rpcUrl);
+  await fundMaker();
   registry = new ChainRegistry([seeded.config]);
   clients = createChainClients(registry, { rpcTimeoutMs: 5000 });
   followed = await freshDb();
