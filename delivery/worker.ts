@@ -11,6 +11,7 @@ import { type Runner, run, runMigrations, type Task, Logger as WorkerLogger } fr
 import type { Logger } from '../lib/logger.js';
 import type { Services } from '../lib/services.js';
 import type { Db } from '../store/db.js';
+import { withMigrationLock } from '../store/migrate.js';
 import {
   claimDelivery,
   fixPayload,
@@ -32,13 +33,13 @@ function workerLogger(logger: Logger): WorkerLogger {
   });
 }
 
-/** graphile-worker's schema (its own migrations): needed wherever events can be queued. */
 /**
- * The queue's schema, through `pool`: a pool of the queue's own (service.ts), since graphile-worker adds
+ * graphile-worker's schema (its own migrations), needed wherever events can be queued. The queue's schema, through `pool`: a pool of the queue's own (service.ts), since graphile-worker adds
  * its error listeners to every client of the pool it is given and keeps them after it stops.
  */
 export async function migrateQueue(services: Services, pool: Db): Promise<void> {
-  await runMigrations({ pgPool: pool, logger: workerLogger(services.logger) });
+  // Under our migration lock: two replicas starting together would race in graphile-worker's set-up.
+  await withMigrationLock(pool, () => runMigrations({ pgPool: pool, logger: workerLogger(services.logger) }));
 }
 
 function isDeliveryJob(payload: unknown): payload is { deliveryId: string; generation: number } {

@@ -96,6 +96,23 @@ export async function migrate(db: Db): Promise<number[]> {
   return applied;
 }
 
+/**
+ * Runs `fn` while this session holds the migration lock, so that replicas starting together run it one
+ * after the other. For schema set-up that is not safe to run concurrently: graphile-worker's
+ * `CREATE SCHEMA IF NOT EXISTS` fails one of two replicas that run it at once (a unique violation
+ * in pg_namespace).
+ */
+export async function withMigrationLock<T>(db: Db, fn: () => Promise<T>): Promise<T> {
+  const client = await db.connect();
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    return await fn();
+  } finally {
+    await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => {});
+    client.release();
+  }
+}
+
 /** The newest migration's version: from the file names, read once (they do not change while it runs). */
 let latestVersion: Promise<number> | undefined;
 

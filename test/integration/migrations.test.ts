@@ -2,7 +2,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { migrateQueue } from '../../delivery/worker.js';
 import { createLogger } from '../../lib/logger.js';
+import type { Services } from '../../lib/services.js';
 import { createDb } from '../../store/db.js';
 import { startEmbeddedPostgres } from '../../store/embedded.js';
 import { listMigrations, migrate, migrationsApplied } from '../../store/migrate.js';
@@ -26,6 +28,31 @@ async function checkMigrations(url: string) {
 }
 
 describe('migrations', () => {
+  it("of two replicas starting at once both succeed, the webhook queue's included (one waits for the other)", async () => {
+    const database = await createTestDatabase();
+    const pools = [createDb(database.url, 3), createDb(database.url, 3)];
+    const services = { logger: createLogger('silent') } as Services;
+    try {
+      // Our own migrations applied already (an upgrade that brings the queue): both set the queue up at
+      // the same moment. Without the lock around it, graphile-worker's set-up fails one of the two.
+      await migrate(pools[0]!);
+      const results = await Promise.allSettled(
+        pools.map(async (pool) => {
+          await migrate(pool);
+          await migrateQueue(services, pool);
+        }),
+      );
+      expect(results.map((r) => (r.status === 'rejected' ? String(r.reason) : 'ok'))).toEqual(['ok', 'ok']);
+      const { rows } = await pools[0]!.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM information_schema.schemata WHERE schema_name = 'graphile_worker'",
+      );
+      expect(rows[0]!.n).toBe(1);
+    } finally {
+      await Promise.all(pools.map((p) => p.end()));
+      await database.drop();
+    }
+  });
+
   it('apply once, in order, on the machine PostgreSQL', async () => {
     const database = await createTestDatabase();
     try {
