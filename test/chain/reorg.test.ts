@@ -9,9 +9,9 @@
  * the bot docks its own makers' strategies at random, which would race the test's dock and ships.
  * Ports 19960 (anvil).
  */
-import { type Address, encodeFunctionData, getAddress, type Hex, maxUint256, parseAbi } from 'viem';
+import type { Address, Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { approveCalldata, dockCalldata, shipCalldata, swapCalldata } from '../../chain/calldata.js';
+import { dockCalldata, shipCalldata, swapCalldata } from '../../chain/calldata.js';
 import { type ChainClients, createChainClients } from '../../chain/clients.js';
 import { decodeStrategy, encodeStrategy, strategyHashOf } from '../../chain/order.js';
 import { buildProgram, salt, xycSwap } from '../../chain/program.js';
@@ -21,7 +21,7 @@ import { type Anvil, startAnvil } from '../../devnet/anvil.js';
 import { type ActivityBot, startActivityBot } from '../../devnet/bot.js';
 import { DEVNET_CHAINS } from '../../devnet/chains.js';
 import { type SeededChain, seedChain } from '../../devnet/seed.js';
-import { sendAndWait, waitForReceipts } from '../../devnet/wallet.js';
+import { waitForReceipts } from '../../devnet/wallet.js';
 import { type Indexer, startIndexer } from '../../indexer/index.js';
 import { loadConfig } from '../../lib/config.js';
 import { createLogger } from '../../lib/logger.js';
@@ -31,6 +31,7 @@ import { createDb, type Db } from '../../store/db.js';
 import { migrate } from '../../store/migrate.js';
 import { readRollup } from '../../store/rollups.js';
 import { catalogueSnapshot } from '../helpers/indexerSnapshot.js';
+import { fundOwnMaker } from '../helpers/ownMaker.js';
 import { testPort } from '../helpers/ports.js';
 import { createTestDatabase } from '../helpers/postgres.js';
 
@@ -187,27 +188,16 @@ async function oneBlock(sends: (() => Promise<Hex>)[]): Promise<void> {
   }
 }
 
-/** The test's maker gets USDC and USDT, approves Aqua and ships two strategies (a target and one to dock). */
-async function fundMaker(): Promise<void> {
-  const accounts = await call<Address[]>('eth_accounts');
-  maker = getAddress(accounts[9]!);
-  const { deployer, makers, taker, feeReceiver, pilot } = seeded.roles;
-  expect([deployer, ...makers, taker, feeReceiver, pilot.maker, pilot.taker, pilot.feeWallet]).not.toContain(
-    maker,
-  );
-  const mint = parseAbi(['function mint(address to, uint256 amount)']);
-  for (const token of [seeded.tokens.USDC!, seeded.tokens.USDT!]) {
-    const data = encodeFunctionData({ abi: mint, functionName: 'mint', args: [maker, 10n ** 15n] });
-    await sendAndWait(seeded.rpc, seeded.roles.deployer, token, data);
-    await sendAndWait(seeded.rpc, maker, token, approveCalldata(seeded.config.aqua as Address, maxUint256));
-  }
-  for (let i = 0; i < 2; i++) await waitForReceipts(seeded.rpc, [await ship().send()], 10_000);
-}
-
 beforeAll(async () => {
   anvil = await startAnvil({ port: ANVIL_PORT, chainId: spec.chainId });
   seeded = await seedChain(spec, anvil.rpcUrl);
-  await fundMaker();
+  // The test's strategies belong to a maker of its own (the bot would dock its own makers' ones).
+  maker = await fundOwnMaker(seeded.rpc, {
+    aqua: seeded.config.aqua as Address,
+    tokens: [seeded.tokens.USDC!, seeded.tokens.USDT!],
+    amount: 10n ** 15n,
+  });
+  for (let i = 0; i < 2; i++) await waitForReceipts(seeded.rpc, [await ship().send()], 10_000);
   registry = new ChainRegistry([seeded.config]);
   clients = createChainClients(registry, { rpcTimeoutMs: 5000 });
   followed = await freshDb();

@@ -17,11 +17,9 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type Browser, chromium } from 'playwright-core';
-import { type Address, encodeFunctionData, getAddress, maxUint256 } from 'viem';
+import { type Address, getAddress } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { erc20Abi } from '../../chain/abi.js';
-import { approveCalldata, shipCalldata } from '../../chain/calldata.js';
-import { rolesOf } from '../../devnet/chains.js';
+import { shipCalldata } from '../../chain/calldata.js';
 import { type Devnet, startDevnet } from '../../devnet/devnet.js';
 import { buildStrategy, type LiveStrategy, units } from '../../devnet/strategies.js';
 import { devnetRpc, sendAndWait } from '../../devnet/wallet.js';
@@ -33,6 +31,7 @@ import { routes } from '../../rest/routes/index.js';
 import { errorEnvelope } from '../../rest/schemas/common.js';
 import { contractProblems } from '../helpers/contract.js';
 import { eventually } from '../helpers/load.js';
+import { fundOwnMaker } from '../helpers/ownMaker.js';
 import { testPort } from '../helpers/ports.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
@@ -123,23 +122,9 @@ const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
 async function shipOwnStrategies(): Promise<void> {
   const base = devnet.chains.find((c) => c.key === 'base')!;
   const rpc = devnetRpc(base.rpcUrl);
-  const accounts = (await rpc.request({ method: 'eth_accounts' })) as Address[];
-  maker = getAddress(accounts[9]!);
-  const { deployer, makers, taker, feeReceiver, pilot } = rolesOf(accounts);
-  expect([deployer, ...makers, taker, feeReceiver, pilot.maker, pilot.taker, pilot.feeWallet]).not.toContain(
-    maker,
-  );
   const token = (symbol: string) => getAddress(base.tokens.find((t) => t.symbol === symbol)!.address);
   const tokens = [token('USDC'), token('USDT')] as const;
-  for (const t of tokens) {
-    const mint = encodeFunctionData({
-      abi: erc20Abi,
-      functionName: 'mint',
-      args: [maker, units(10_000_000)],
-    });
-    await sendAndWait(rpc, maker, t, mint);
-    await sendAndWait(rpc, maker, t, approveCalldata(getAddress(base.aqua), maxUint256));
-  }
+  maker = await fundOwnMaker(rpc, { aqua: getAddress(base.aqua), tokens, amount: units(10_000_000) });
   mine = [0, 1, 2].map((i) =>
     buildStrategy({
       maker,
