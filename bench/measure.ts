@@ -135,6 +135,8 @@ export interface LatencySeries {
    * the client that called it (an upper bound on the gateway's CPU; anvil and Postgres run apart).
    */
   cpuMsPerCall?: number;
+  /** The kernel's share of `cpuMsPerCall` (system time: sockets to Postgres, the RPC node, the client). */
+  systemMsPerCall?: number;
   /** Requests the service's chain clients sent to RPC nodes per call (gateway_rpc_requests_total). */
   rpcPerCall?: number;
 }
@@ -187,6 +189,7 @@ export async function latencySeries(
     mean: round(times.reduce((a, b) => a + b, 0) / times.length),
     max: round(times.at(-1)!),
     cpuMsPerCall: Number(((used.user + used.system) / 1000 / requests).toFixed(3)),
+    systemMsPerCall: Number((used.system / 1000 / requests).toFixed(3)),
     ...(rpcCount ? { rpcPerCall: Number(((rpcAfter - rpcBefore) / requests).toFixed(2)) } : {}),
   };
 }
@@ -202,6 +205,7 @@ export function printLatencyTable(series: LatencySeries[]): void {
       'mean ms': s.mean,
       'max ms': s.max,
       'CPU ms/call': s.cpuMsPerCall ?? '—',
+      'of it system': s.systemMsPerCall ?? '—',
       'RPC/call': s.rpcPerCall ?? '—',
     })),
   );

