@@ -87,6 +87,35 @@ async function listStatement(combo: Combo, after = false, sort: 'recent' | 'volu
   return captured!;
 }
 
+/**
+ * CPU per call of the list's store read alone, in this process (the pg client's share: the statement
+ * runs in Postgres), over the (chain, pair) combinations: one call at a time, then 20 in flight.
+ */
+async function storeReadFloor(db: Db): Promise<{ sequential: number; concurrent: number }> {
+  const run = async (calls: number, inFlight: number) => {
+    let next = 0;
+    const worker = async () => {
+      while (next < calls) {
+        const combo = combos[next++ % combos.length]!;
+        await listOpenStrategies(db, {
+          sort: 'recent',
+          chains: [combo.chain.key],
+          pairs: [combo.pairKey],
+          after: null,
+          limit: 21,
+          projection: 'summaries',
+        });
+      }
+    };
+    const cpu = process.cpuUsage();
+    await Promise.all(Array.from({ length: inFlight }, worker));
+    const used = process.cpuUsage(cpu);
+    return Number(((used.user + used.system) / 1000 / calls).toFixed(3));
+  };
+  await run(1000, 4);
+  return { sequential: await run(5000, 1), concurrent: await run(5000, 20) };
+}
+
 async function explain(db: Db, combo: Combo): Promise<Record<string, string>> {
   const client = await db.connect();
   const plans: Record<string, string> = {};
@@ -200,11 +229,19 @@ try {
   const halfRuns: LoadResult[] = [];
   const floorRuns: LoadResult[] = [];
   for (let round = 1; round <= ROUNDS; round++) {
+    const expressCpu = cpuMs(hello.child.pid ?? -1);
     const express = await load(
       `express 5 hello-world (same bytes), round ${round}`,
       `http://127.0.0.1:${helloPort}`,
       { duration: SECONDS },
     );
+    express.cpuMsPerRequest = {
+      server: Number(
+        ((cpuMs(hello.child.pid ?? -1) - expressCpu) / Math.max(1, express.requestsPerSec * SECONDS)).toFixed(
+          3,
+        ),
+      ),
+    };
     const peak = await load(`GET /api/strategies?pair&chain, peak, round ${round}`, base, {
       paths: listPaths,
       duration: SECONDS,
@@ -241,6 +278,7 @@ try {
       `round ${round}: express ${express.requestsPerSec} req/s; list peak ${peak.requestsPerSec} req/s; half of peak p99 ${half.p99} ms, gateway ${busy}% busy (express at that rate: ${floor.p99} ms)`,
     );
   }
+  const storeRead = await storeReadFloor(db);
   runs.push(
     await load('GET /api/strategy-detail?hash, peak (info)', base, { paths: detailPaths, duration: SECONDS }),
   );
@@ -299,6 +337,12 @@ try {
   console.log(
     `gateway RSS: ${rss.rssMb} MB now, peak ${rss.peakRssMb} MB (target ≤ ${RSS_TARGET_MB} MB) ${verdicts.rss.met ? 'MET' : 'MISSED'}`,
   );
+  // What the list cannot do without: its store read. Lists are never cached (SPEC), so every request
+  // pays it; concurrent ones share a batched statement (store/batch.ts), independent ones do not.
+  const expressCpuMs = median(expressRuns.map((r) => r.cpuMsPerRequest?.server ?? 0));
+  console.log(
+    `store read alone (listOpenStrategies in this process, CPU per call): ${storeRead.sequential} ms one at a time, ${storeRead.concurrent} ms with 20 in flight; express hello-world: ${expressCpuMs} ms per request (0.7× express leaves ${(expressCpuMs / THROUGHPUT_TARGET).toFixed(3)} ms per list request in all)`,
+  );
   const file = writeResult('catalogue', {
     when: new Date().toISOString(),
     machine: machine({ nodeEnv: NODE_ENV }),
@@ -306,6 +350,7 @@ try {
     method: { connections: 20, seconds: SECONDS, listPaths, bodyBytes: listBody.length },
     runs,
     verdicts,
+    floors: { storeReadCpuMsPerCall: storeRead, expressCpuMsPerRequest: expressCpuMs },
     plans,
   });
   console.log(`written ${file}`);
