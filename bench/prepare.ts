@@ -95,7 +95,8 @@ try {
   const fresh = body(false);
   const profile = process.env.BENCH_PROFILE ? await startProfile() : undefined;
   await run('fresh prepare (2 allowances, 1 multicall, 1 insert)', () => call(fresh));
-  if (profile) console.log(`profile of the fresh prepares: ${await profile.stop(process.env.BENCH_PROFILE!)}`);
+  if (profile)
+    console.log(`profile of the fresh prepares: ${await profile.stop(process.env.BENCH_PROFILE!)}`);
   const checked = body(true);
   await run('fresh prepare + checkBalances + Idempotency-Key (4 reads, 1 multicall)', () =>
     call(checked, randomUUID()),
