@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type pg from 'pg';
 import type { Db } from './db.js';
 
 const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
@@ -40,10 +41,8 @@ export async function listMigrations(dir = MIGRATIONS_DIR): Promise<Migration[]>
  */
 export async function migrate(db: Db): Promise<number[]> {
   const migrations = await listMigrations();
-  const client = await db.connect();
   const applied: number[] = [];
-  try {
-    await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+  await withMigrationLock(db, async (client) => {
     await client.query(
       `CREATE TABLE IF NOT EXISTS schema_migrations (
          version integer PRIMARY KEY,
@@ -89,10 +88,7 @@ export async function migrate(db: Db): Promise<number[]> {
         throw new Error(`migration ${m.version}_${m.name} failed: ${(error as Error).message}`);
       }
     }
-  } finally {
-    await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => {});
-    client.release();
-  }
+  });
   return applied;
 }
 
@@ -100,13 +96,13 @@ export async function migrate(db: Db): Promise<number[]> {
  * Runs `fn` while this session holds the migration lock, so that replicas starting together run it one
  * after the other. For schema set-up that is not safe to run concurrently: graphile-worker's
  * `CREATE SCHEMA IF NOT EXISTS` fails one of two replicas that run it at once (a unique violation
- * in pg_namespace).
+ * in pg_namespace). `fn` may use the locking session itself (`client`): our own migrations do.
  */
-export async function withMigrationLock<T>(db: Db, fn: () => Promise<T>): Promise<T> {
+export async function withMigrationLock<T>(db: Db, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await db.connect();
   try {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
-    return await fn();
+    return await fn(client);
   } finally {
     await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => {});
     client.release();
