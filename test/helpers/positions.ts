@@ -41,6 +41,31 @@ export async function insertPositionRow(
 }
 
 /** Cells of an RFC 4180 body (quoted cells with doubled quotes, CRLF records). */
+/**
+ * `rows` positions of one key on `chain`'s first pair, generated in Postgres (generate_series: 100k rows
+ * in a second), for the export's volume tests. Row g has hash and wallet g, amounts g·1000 / g·2000,
+ * metadata `{ orderRef: "acme-g", ...metadata }` and created_at 2026-01-01 plus g ms.
+ */
+export async function insertGeneratedPositions(
+  db: Db,
+  p: { keyId: string; chain: ChainConfig; rows: number; metadata?: Record<string, string> },
+): Promise<void> {
+  const [a, b] = p.chain.tokens as [ChainConfig['tokens'][0], ChainConfig['tokens'][0]];
+  await db.query(
+    `INSERT INTO positions (strategy_hash, key_id, chain_key, chain_id, wallet, token_a, token_b, amount_a, amount_b,
+       maker_fee_bps, protocol_fee_bps, request_fingerprint, payload, metadata, created_at)
+     SELECT '0x' || lpad(to_hex(g), 64, '0'), $1, 'base', 8453, '0x' || lpad(to_hex(g), 40, '0'), $2, $3,
+            g * 1000, g * 2000, 30, 5, 'fp',
+            jsonb_build_object('position', jsonb_build_object(
+              'tokenA', jsonb_build_object('symbol', 'USDC', 'decimals', 6),
+              'tokenB', jsonb_build_object('symbol', 'USDT', 'decimals', 6))),
+            jsonb_build_object('orderRef', 'acme-' || g) || $5::jsonb,
+            timestamptz '2026-01-01' + g * interval '1 millisecond'
+       FROM generate_series(1, $4::int) g`,
+    [p.keyId, a.address.toLowerCase(), b.address.toLowerCase(), p.rows, JSON.stringify(p.metadata ?? {})],
+  );
+}
+
 export function parseCsv(text: string): string[][] {
   const records: string[][] = [];
   let record: string[] = [];

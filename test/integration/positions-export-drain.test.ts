@@ -7,6 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixtureChains } from '../helpers/catalogue.js';
+import { insertGeneratedPositions } from '../helpers/positions.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
 /** 25 pages of the export's 1000 rows, each over the gzip stream's 16 KiB buffer. */
@@ -20,20 +21,7 @@ beforeAll(async () => {
   svc = await startTestService({ chains, env: { INDEXER: 'off' } });
   const created = await svc.createKey({ environment: 'LIVE' });
   key = created.key;
-  const [a, b] = chains[0]!.tokens as unknown as [{ address: string }, { address: string }];
-  await svc.services.db.query(
-    `INSERT INTO positions (strategy_hash, key_id, chain_key, chain_id, wallet, token_a, token_b, amount_a, amount_b,
-       maker_fee_bps, protocol_fee_bps, request_fingerprint, payload, metadata, created_at)
-     SELECT '0x' || lpad(to_hex(g), 64, '0'), $1, 'base', 8453, '0x' || lpad(to_hex(g), 40, '0'), $2, $3,
-            g * 1000, g * 2000, 30, 5, 'fp',
-            jsonb_build_object('position', jsonb_build_object(
-              'tokenA', jsonb_build_object('symbol', 'USDC', 'decimals', 6),
-              'tokenB', jsonb_build_object('symbol', 'USDT', 'decimals', 6))),
-            jsonb_build_object('orderRef', 'acme-' || g),
-            timestamptz '2026-01-01' + g * interval '1 millisecond'
-       FROM generate_series(1, $4::int) g`,
-    [created.keyId, a.address.toLowerCase(), b.address.toLowerCase(), ROWS],
-  );
+  await insertGeneratedPositions(svc.services.db, { keyId: created.keyId, chain: chains[0]!, rows: ROWS });
 }, 120_000);
 
 afterAll(async () => {
