@@ -31,6 +31,7 @@ import { createDb, type Db } from '../../store/db.js';
 import { migrate } from '../../store/migrate.js';
 import { readRollup } from '../../store/rollups.js';
 import { catalogueSnapshot } from '../helpers/indexerSnapshot.js';
+import { eventually } from '../helpers/load.js';
 import { fundOwnMaker } from '../helpers/ownMaker.js';
 import { testPort } from '../helpers/ports.js';
 import { createTestDatabase } from '../helpers/postgres.js';
@@ -87,14 +88,8 @@ async function indexedTo(t: TestDb): Promise<number> {
   return rows[0] ? Number(rows[0].last_block) : -1;
 }
 
-async function waitFor(what: string, check: () => Promise<boolean>, ms = 30_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
+/** Polls every 50 ms (the indexer's own poll) for up to 30 s. */
+const waitFor = (what: string, check: () => Promise<boolean>) => eventually(what, check, 30_000, 50);
 
 async function rewoundBlocks(): Promise<number> {
   const metric = await metrics.registry.getSingleMetric('gateway_indexer_rewound_blocks_total')?.get();
