@@ -36,6 +36,9 @@ import {
 const TAG = ['Webhooks'];
 const NO_STORE = { 'Cache-Control': 'no-store' };
 
+/** Every answer of these paths: the read envelope, never stored (two of them carry a secret). */
+const answer = <T>(ctx: RouteContext, data: T) => ({ body: readBody(ctx, data), headers: NO_STORE });
+
 const webhookParams = z.object({
   webhookId: webhookIdValue.meta({ description: 'The `id` returned by POST /v1/webhooks.' }),
 });
@@ -143,10 +146,7 @@ export const webhookRoutes: RestRoute[] = [
     async handle(ctx) {
       const input = parseRequest(ctx);
       const { createWebhook } = await ctx.operations.run(CreateWebhookDocument, { input }, ctx.graphql());
-      return {
-        body: readBody(ctx, { ...endpoint(createWebhook.webhook), secret: createWebhook.secret }),
-        headers: NO_STORE,
-      };
+      return answer(ctx, { ...endpoint(createWebhook.webhook), secret: createWebhook.secret });
     },
   },
   {
@@ -164,7 +164,7 @@ export const webhookRoutes: RestRoute[] = [
     },
     async handle(ctx) {
       const { webhooks } = await ctx.operations.run(WebhooksDocument, {}, ctx.graphql());
-      return { body: readBody(ctx, { webhooks: webhooks.map(endpoint) }), headers: NO_STORE };
+      return answer(ctx, { webhooks: webhooks.map(endpoint) });
     },
   },
   {
@@ -188,7 +188,7 @@ export const webhookRoutes: RestRoute[] = [
         { webhookId: webhookIdOf(ctx) },
         ctx.graphql(),
       );
-      return { body: readBody(ctx, endpoint(webhook)), headers: NO_STORE };
+      return answer(ctx, endpoint(webhook));
     },
   },
   {
@@ -208,7 +208,7 @@ export const webhookRoutes: RestRoute[] = [
     async handle(ctx) {
       const webhookId = webhookIdOf(ctx);
       await ctx.operations.run(DeleteWebhookDocument, { input: { webhookId } }, ctx.graphql());
-      return { body: readBody(ctx, { id: webhookId, deleted: true as const }), headers: NO_STORE };
+      return answer(ctx, { id: webhookId, deleted: true as const });
     },
   },
   {
@@ -232,10 +232,7 @@ export const webhookRoutes: RestRoute[] = [
         { input: { webhookId: webhookIdOf(ctx) } },
         ctx.graphql(),
       );
-      return {
-        body: readBody(ctx, { ...endpoint(rotateWebhookSecret.webhook), secret: rotateWebhookSecret.secret }),
-        headers: NO_STORE,
-      };
+      return answer(ctx, { ...endpoint(rotateWebhookSecret.webhook), secret: rotateWebhookSecret.secret });
     },
   },
   {
@@ -267,13 +264,10 @@ export const webhookRoutes: RestRoute[] = [
         ctx.graphql(),
         REST_PAGING_NAMES,
       );
-      return {
-        body: readBody(ctx, {
-          deliveries: webhookDeliveries.edges.map((e) => delivery(e.node)),
-          page: { limit, nextCursor: nextCursorOf(webhookDeliveries.pageInfo) },
-        }),
-        headers: NO_STORE,
-      };
+      return answer(ctx, {
+        deliveries: webhookDeliveries.edges.map((e) => delivery(e.node)),
+        page: { limit, nextCursor: nextCursorOf(webhookDeliveries.pageInfo) },
+      });
     },
   },
   {
@@ -297,7 +291,7 @@ export const webhookRoutes: RestRoute[] = [
         { input: { webhookId: webhookIdOf(ctx), deliveryId: String(ctx.req.params.deliveryId) } },
         ctx.graphql(),
       );
-      return { body: readBody(ctx, delivery(replayWebhookDelivery)), headers: NO_STORE };
+      return answer(ctx, delivery(replayWebhookDelivery));
     },
   },
 ];
