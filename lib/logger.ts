@@ -55,13 +55,3 @@ function jsonDestination(): BatchedLines {
   shared ??= new BatchedLines(1);
   return shared;
 }
-
-/**
- * A child of `logger` without the redaction pass, for lines whose fields are fixed and can hold no
- * secret (the access log: method, route pattern, status, duration, request id, bucket). Redaction
- * copies every logged object (@pinojs/redact) and cost ~3x the rest of an access line: 12-15 µs of a
- * cached read's ~60 µs (bench/extras.ts).
- */
-export function unredacted(logger: Logger): Logger {
-  return logger.child({}, { redact: { paths: [] } });
-}

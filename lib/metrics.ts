@@ -2,7 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { rpcHostOf } from '../chain/endpoints.js';
 import type { Db } from '../store/db.js';
-import { type Logger, unredacted } from './logger.js';
+import { accessLogWriter } from './accessLog.js';
+import type { Logger } from './logger.js';
 
 /** What `fetchFn` of viem's http transport is given and answers. */
 type FetchFn = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
@@ -284,14 +285,14 @@ export interface RequestLocals {
  * listener per request records the latency histogram and writes the access-log line. The route label
  * is the pattern the chain recorded in `res.locals.route` (or express's matched route), else
  * `unmatched`. The log line holds method, route, status, duration, request id and bucket only: never
- * headers, keys, query strings or bodies (so it is written without the redaction pass, `unredacted`).
+ * headers, keys, query strings or bodies (lib/accessLog.ts writes it).
  */
 export function requestObserver(
   metrics: Metrics | undefined,
   logger: Logger | undefined,
 ): ((req: IncomingMessage, res: ServerResponse) => void) | undefined {
   if (!metrics && !logger) return undefined;
-  const access = logger && unredacted(logger);
+  const access = logger && accessLogWriter(logger);
   return (req, res) => {
     const started = performance.now();
     res.once('finish', () => {
@@ -300,17 +301,14 @@ export function requestObserver(
       const route = locals.route ?? expressRoute(req) ?? UNMATCHED_ROUTE;
       const method = req.method ?? 'GET';
       metrics?.observeRequest(route, method, res.statusCode, seconds);
-      access?.info(
-        {
-          method,
-          route,
-          status: res.statusCode,
-          durationMs: Math.round(seconds * 1e6) / 1e3,
-          requestId: locals.requestId,
-          bucket: locals.bucket,
-        },
-        'request',
-      );
+      access?.({
+        method,
+        route,
+        status: res.statusCode,
+        durationMs: Math.round(seconds * 1e6) / 1e3,
+        requestId: locals.requestId,
+        bucket: locals.bucket,
+      });
     });
   };
 }

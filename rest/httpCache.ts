@@ -186,7 +186,9 @@ export class HttpCache {
     text: string,
     data: string | undefined,
   ): { encoding: Encoding; bytes: Buffer } | undefined {
-    if (this.compressFrom === null || data === undefined || data !== this.lastData) return undefined;
+    // Most requests ask for no encoding: that answer first, before any string is compared.
+    if (this.compressFrom === null || req.headers['accept-encoding'] === undefined) return undefined;
+    if (data === undefined || data !== this.lastData) return undefined;
     if (req.method !== 'GET' || !text.startsWith(DATA_START)) return undefined;
     const encoding = negotiatedEncoding(req);
     if (encoding === null) return undefined;

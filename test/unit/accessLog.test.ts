@@ -1,0 +1,56 @@
+/**
+ * The access-log line is built by hand (lib/accessLog.ts): it must be the line pino itself would write
+ * for the same fields, so that a collector parsing the service's logs sees no difference.
+ */
+import pino from 'pino';
+import { describe, expect, it } from 'vitest';
+import { type AccessFields, accessLogWriter } from '../../lib/accessLog.js';
+
+function capture(level: pino.Level = 'info') {
+  const lines: string[] = [];
+  const logger = pino({ name: 'gateway', level }, { write: (line: string) => lines.push(line) });
+  return { logger, lines };
+}
+
+const fields: AccessFields = {
+  method: 'GET',
+  route: '/v1/positions/:positionId',
+  status: 401,
+  durationMs: 1.234,
+  requestId: 'client:42/a.b_c',
+  bucket: 'positions',
+};
+
+describe('accessLogWriter', () => {
+  it("writes the line pino's logger.info(fields, 'request') writes, key for key and in order", () => {
+    const ours = capture();
+    const theirs = capture();
+    accessLogWriter(ours.logger)(fields);
+    theirs.logger.info({ ...fields }, 'request');
+    expect(ours.lines).toHaveLength(1);
+    const [a, b] = [JSON.parse(ours.lines[0]!), JSON.parse(theirs.lines[0]!)];
+    expect(Math.abs(a.time - b.time)).toBeLessThan(1000);
+    expect({ ...a, time: 0 }).toEqual({ ...b, time: 0 });
+    expect(Object.keys(a)).toEqual(Object.keys(b));
+    expect(ours.lines[0]!.endsWith('}\n')).toBe(true);
+  });
+
+  it("carries a child logger's bindings, omits absent fields and escapes a request id", () => {
+    const { logger, lines } = capture();
+    const write = accessLogWriter(logger.child({ component: 'http' }));
+    write({ method: 'POST', route: 'unmatched', status: 404, durationMs: 0.5, requestId: 'a"b\\c' });
+    const line = JSON.parse(lines[0]!);
+    expect(line).toMatchObject({ component: 'http', name: 'gateway', requestId: 'a"b\\c', status: 404 });
+    expect('bucket' in line).toBe(false);
+  });
+
+  it('writes nothing when info is not enabled, and follows a level changed at run time', () => {
+    const { logger, lines } = capture('warn');
+    const write = accessLogWriter(logger);
+    write(fields);
+    expect(lines).toHaveLength(0);
+    logger.level = 'info';
+    write(fields);
+    expect(lines).toHaveLength(1);
+  });
+});
