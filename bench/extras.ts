@@ -12,7 +12,8 @@
  *               variant's least disturbed round (its lowest CPU per request), with req/s beside it;
  *   paced       the same requests at one fixed rate (a quarter of off's peak; BENCH_PACED_RATE), each
  *               variant side by side with off in the same seconds, so that what the host does to this
- *               VM's cores in that round falls on both: the median of the per-round ratios.
+ *               VM's cores in that round falls on both: the median of the per-round ratios, over
+ *               BENCH_PACED_ROUNDS (5) rounds (single rounds moved between 1.05x and 1.19x).
  * The compression rows are what a client asking for it costs (a measure, no goal).
  * Each server is a process of its own (bench/servers/catalogue.ts, the real service over a fresh
  * database with a roll-up written), logging at info to a pipe this process drains.
@@ -36,6 +37,7 @@ import { pacedApart } from './paced.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const PACED_ROUNDS = Number(process.env.BENCH_PACED_ROUNDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 20);
 const GOAL = 0.9;
 const ORIGIN = 'https://app.example';
@@ -208,7 +210,7 @@ try {
       perRequest: ((cpuMs(v.pid) - before) / Math.max(1, result.total ?? 0)) * 1000,
     };
   };
-  for (let round = 1; round <= ROUNDS; round++) {
+  for (let round = 1; round <= PACED_ROUNDS; round++) {
     for (const v of variants.slice(1)) {
       const [base, here] = await Promise.all([cpuAt(offVariant), cpuAt(v)]);
       pacedCpu[v.name] = [...(pacedCpu[v.name] ?? []), here.perRequest];
@@ -273,6 +275,7 @@ try {
       connections: CONNECTIONS,
       seconds: SECONDS,
       rounds: ROUNDS,
+      pacedRounds: PACED_ROUNDS,
       statistic: 'median of per-round ratios to the off server (rounds interleaved)',
       pacedRate: rate,
       stores: process.env.BENCH_REDIS === '1' ? 'Redis' : 'memory',
