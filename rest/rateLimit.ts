@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { type Bucket, WINDOW_SECONDS } from './buckets.js';
+import { WindowCounter } from './windowCounter.js';
 
 export interface RateDecision {
   allowed: boolean;
@@ -12,34 +13,59 @@ export interface RateDecision {
 }
 
 /**
- * Fixed-window counters, one per (bucket, subject). With Redis the increment and the expiry are one
- * Lua script, so replicas share a window exactly; if Redis cannot answer — an error, no answer within
- * REDIS_COMMAND_TIMEOUT_MS, or its breaker open (lib/redisBreaker.ts) — each process falls back to its
- * own in-memory counters (the insurance limiter) instead of failing or waiting.
+ * Fixed-window counters, one per (bucket, subject). With Redis every count is an atomic increment and
+ * expiry in Redis (rest/windowCounter.ts, in batches per event-loop turn), so replicas share a window
+ * exactly; if Redis cannot answer — not connected, an error, no answer within REDIS_COMMAND_TIMEOUT_MS,
+ * or its breaker open (lib/redisBreaker.ts) — each process falls back to its own in-memory counters
+ * instead of failing or waiting.
  */
 export class RateLimits {
-  private readonly limiters = new Map<string, RateLimiterAbstract>();
+  /** Per (bucket, limit): the in-memory counters (the store without Redis, the fallback with it). */
+  private readonly memory = new Map<string, RateLimiterMemory>();
+  /** Per (bucket, limit): reads of a Redis window without counting (`exhausted`). */
+  private readonly readers = new Map<string, RateLimiterAbstract>();
+  private readonly counter: WindowCounter | undefined;
 
   constructor(
     private readonly redis?: Redis,
     private readonly prefix = '',
-  ) {}
+  ) {
+    this.counter = redis && new WindowCounter(redis, WINDOW_SECONDS);
+  }
 
-  private limiter(bucket: Bucket, limit: number): RateLimiterAbstract {
+  /** The key of a window in Redis: rate-limiter-flexible's `<keyPrefix>:<subject>`. */
+  private keyPrefix(bucket: Bucket): string {
+    return `${this.prefix}rl:${bucket}`;
+  }
+
+  private memoryLimiter(bucket: Bucket, limit: number): RateLimiterMemory {
     const id = `${bucket}:${limit}`;
-    let limiter = this.limiters.get(id);
+    let limiter = this.memory.get(id);
     if (!limiter) {
-      const options = { keyPrefix: `${this.prefix}rl:${bucket}`, points: limit, duration: WINDOW_SECONDS };
-      const memory = new RateLimiterMemory(options);
-      limiter = this.redis
-        ? new RateLimiterRedis({
-            ...options,
-            storeClient: this.redis,
-            rejectIfRedisNotReady: true,
-            insuranceLimiter: memory,
-          })
-        : memory;
-      this.limiters.set(id, limiter);
+      limiter = new RateLimiterMemory({
+        keyPrefix: this.keyPrefix(bucket),
+        points: limit,
+        duration: WINDOW_SECONDS,
+      });
+      this.memory.set(id, limiter);
+    }
+    return limiter;
+  }
+
+  private reader(bucket: Bucket, limit: number): RateLimiterAbstract {
+    if (!this.redis) return this.memoryLimiter(bucket, limit);
+    const id = `${bucket}:${limit}`;
+    let limiter = this.readers.get(id);
+    if (!limiter) {
+      limiter = new RateLimiterRedis({
+        keyPrefix: this.keyPrefix(bucket),
+        points: limit,
+        duration: WINDOW_SECONDS,
+        storeClient: this.redis,
+        rejectIfRedisNotReady: true,
+        insuranceLimiter: this.memoryLimiter(bucket, limit),
+      });
+      this.readers.set(id, limiter);
     }
     return limiter;
   }
@@ -50,7 +76,7 @@ export class RateLimits {
    */
   async exhausted(bucket: Bucket, subject: string, limit: number): Promise<boolean> {
     try {
-      const res = await this.limiter(bucket, limit).get(subject);
+      const res = await this.reader(bucket, limit).get(subject);
       return res !== null && res.consumedPoints >= limit;
     } catch {
       return false;
@@ -58,20 +84,36 @@ export class RateLimits {
   }
 
   async take(bucket: Bucket, subject: string, limit: number): Promise<RateDecision> {
+    if (this.counter && this.redis?.status === 'ready') {
+      try {
+        const { count, msLeft } = await this.counter.increment(`${this.keyPrefix(bucket)}:${subject}`);
+        return decision(count <= limit, limit, limit - count, msLeft);
+      } catch {
+        // Redis did not answer: this process's own counters, below.
+      }
+    }
+    return this.takeFromMemory(bucket, subject, limit);
+  }
+
+  private async takeFromMemory(bucket: Bucket, subject: string, limit: number): Promise<RateDecision> {
     let res: RateLimiterRes;
     let allowed = true;
     try {
-      res = await this.limiter(bucket, limit).consume(subject, 1);
+      res = await this.memoryLimiter(bucket, limit).consume(subject, 1);
     } catch (rejection) {
       if (!(rejection instanceof RateLimiterRes)) throw rejection;
       res = rejection;
       allowed = false;
     }
-    return {
-      allowed,
-      limit,
-      remaining: Math.max(0, res.remainingPoints),
-      resetSeconds: Math.max(1, Math.ceil(res.msBeforeNext / 1000)),
-    };
+    return decision(allowed, limit, res.remainingPoints, res.msBeforeNext);
   }
+}
+
+function decision(allowed: boolean, limit: number, remaining: number, msLeft: number): RateDecision {
+  return {
+    allowed,
+    limit,
+    remaining: Math.max(0, remaining),
+    resetSeconds: Math.max(1, Math.ceil(msLeft / 1000)),
+  };
 }
