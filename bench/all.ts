@@ -14,7 +14,8 @@
  * writeLimitPerMinute: 100000) are never reached. Swaps sell 1 USDC to the devnet's earliest open
  * USDC/USDT strategy on base; docks prepare the dock of one position of the key, shipped by a maker
  * wallet before the run (bench/writeSetup.ts, shared with bench:swap). Rounds are interleaved
- * (express, node:http, gateway); the median of each figure is reported. Targets (issue 22; MET /
+ * (express, node:http, gateway); the median of each figure is reported, and `× express` is the median
+ * of the per-round ratios (bench/allReport.ts). Targets (issue 22; MET /
  * MISSED): cached stats and badge ≥ 1.0× express, the uncached strategies list ≥ 0.7× express, a
  * prepare, a swap and a dock each ≤ 1.5 ms of the gateway's CPU per request (with the gateway's chain
  * RPC requests per call, from its /metrics, beside them: the target is one); the gateway's peak RSS
