@@ -1,6 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { RateLimiterAbstract } from 'rate-limiter-flexible';
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { type Bucket, WINDOW_SECONDS } from './buckets.js';
 import { WindowCounter } from './windowCounter.js';
 
@@ -20,10 +19,11 @@ export interface RateDecision {
  * instead of failing or waiting.
  */
 export class RateLimits {
-  /** Per (bucket, limit): the in-memory counters (the store without Redis, the fallback with it). */
+  /**
+   * Per (bucket, limit): the in-memory counters (rate-limiter-flexible's), the store without Redis and
+   * the fallback with it.
+   */
   private readonly memory = new Map<string, RateLimiterMemory>();
-  /** Per (bucket, limit): reads of a Redis window without counting (`exhausted`). */
-  private readonly readers = new Map<string, RateLimiterAbstract>();
   private readonly counter: WindowCounter | undefined;
 
   constructor(
@@ -52,31 +52,20 @@ export class RateLimits {
     return limiter;
   }
 
-  private reader(bucket: Bucket, limit: number): RateLimiterAbstract {
-    if (!this.redis) return this.memoryLimiter(bucket, limit);
-    const id = `${bucket}:${limit}`;
-    let limiter = this.readers.get(id);
-    if (!limiter) {
-      limiter = new RateLimiterRedis({
-        keyPrefix: this.keyPrefix(bucket),
-        points: limit,
-        duration: WINDOW_SECONDS,
-        storeClient: this.redis,
-        rejectIfRedisNotReady: true,
-        insuranceLimiter: this.memoryLimiter(bucket, limit),
-      });
-      this.readers.set(id, limiter);
-    }
-    return limiter;
-  }
-
   /**
    * Whether the subject's window is already used up, without counting a request: lets a caller skip
    * work (a key look-up) for a request its bucket will refuse. A store that cannot answer says no.
    */
   async exhausted(bucket: Bucket, subject: string, limit: number): Promise<boolean> {
+    if (this.counter && this.redis?.status === 'ready') {
+      try {
+        return (await this.counter.read(`${this.keyPrefix(bucket)}:${subject}`)).count >= limit;
+      } catch {
+        // Redis did not answer: this process's own counters, below.
+      }
+    }
     try {
-      const res = await this.reader(bucket, limit).get(subject);
+      const res = await this.memoryLimiter(bucket, limit).get(subject);
       return res !== null && res.consumedPoints >= limit;
     } catch {
       return false;

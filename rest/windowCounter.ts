@@ -6,17 +6,19 @@ import type { Redis } from 'ioredis';
  * in turn, instead of one call per request: one command object, one socket write and one reply for the
  * batch, and on Redis's side one script run.
  *
- * Why not rate-limiter-flexible's RateLimiterRedis for this (it is still the in-memory fallback, and
- * answers `get`): it sends one command per request, and ioredis's auto-pipelining flushes on
+ * Why not rate-limiter-flexible's RateLimiterRedis (its RateLimiterMemory is still the in-memory
+ * fallback): it sends one command per request, and ioredis's auto-pipelining flushes on
  * `process.nextTick`, i.e. after each socket's callback, so under load each request was its own Redis
  * write: sending those commands was 11.6% of the gateway's CPU on the cached reads and the list in
- * `npm run bench` (its profile, BENCH_CPU_PROF).
+ * `npm run bench` (its profile, BENCH_CPU_PROF), and the /v1 paths paid a second one for the read of a
+ * key's window before its look-up (rest/keyGuard.ts).
  *
  * The counting is exactly RateLimiterRedis's (its Lua script, per key): the window starts at the first
  * count with a TTL of the window, every count is an INCRBY that Redis orders, and the reply is each
  * count's value and the window's remaining milliseconds. So the keys, their values and their expiry
- * are the same as the library's: replicas running either share one window, and its `get` reads ours.
- * A key counted twice in a batch gets two consecutive values, as two calls would.
+ * are the same as the library's: replicas running either share one window. A key counted twice in a
+ * batch gets two consecutive values, as two calls would. A `read` (a window's count, not counting)
+ * rides in the same script call: GET and PTTL, 0 for a window that does not exist.
  *
  * Batches do not wait for each other: each turn's batch is sent at once, bounded like any command
  * (lib/redisBreaker.ts), so a slow Redis delays a request by one command's bound, never by a queue.
@@ -27,17 +29,23 @@ import type { Redis } from 'ioredis';
 const SCRIPT = `
 local out = {}
 local seconds = tonumber(ARGV[1])
+local ops = ARGV[2]
 for i = 1, #KEYS do
   local key = KEYS[i]
-  redis.call('set', key, 0, 'EX', seconds, 'NX')
-  local count = redis.call('incrby', key, 1)
-  local ttl = redis.call('pttl', key)
-  if ttl == -1 then
-    redis.call('expire', key, seconds)
-    ttl = 1000 * seconds
+  if string.sub(ops, i, i) == 'r' then
+    out[2 * i - 1] = tonumber(redis.call('get', key) or '0')
+    out[2 * i] = redis.call('pttl', key)
+  else
+    redis.call('set', key, 0, 'EX', seconds, 'NX')
+    local count = redis.call('incrby', key, 1)
+    local ttl = redis.call('pttl', key)
+    if ttl == -1 then
+      redis.call('expire', key, seconds)
+      ttl = 1000 * seconds
+    end
+    out[2 * i - 1] = count
+    out[2 * i] = ttl
   end
-  out[2 * i - 1] = count
-  out[2 * i] = ttl
 end
 return out
 `;
@@ -58,6 +66,8 @@ export interface WindowCount {
 
 interface Pending {
   key: string;
+  /** `i`: count one request; `r`: read the count. */
+  op: 'i' | 'r';
   resolve: (count: WindowCount) => void;
   reject: (error: unknown) => void;
 }
@@ -78,8 +88,17 @@ export class WindowCounter {
 
   /** Counts one request against `key`'s window. */
   increment(key: string): Promise<WindowCount> {
+    return this.enqueue(key, 'i');
+  }
+
+  /** `key`'s window as it stands, without counting (count 0 and msLeft < 0 when there is none). */
+  read(key: string): Promise<WindowCount> {
+    return this.enqueue(key, 'r');
+  }
+
+  private enqueue(key: string, op: Pending['op']): Promise<WindowCount> {
     return new Promise<WindowCount>((resolve, reject) => {
-      this.pending.push({ key, resolve, reject });
+      this.pending.push({ key, op, resolve, reject });
       if (!this.scheduled) {
         this.scheduled = true;
         // After the I/O phase: every request parsed in it joins this batch.
@@ -101,7 +120,8 @@ export class WindowCounter {
     const client = this.redis as unknown as ScriptClient;
     let sent: Promise<number[]>;
     try {
-      sent = client[COMMAND](batch.length, ...batch.map((p) => p.key), this.windowSeconds);
+      const ops = batch.map((p) => p.op).join('');
+      sent = client[COMMAND](batch.length, ...batch.map((p) => p.key), this.windowSeconds, ops);
     } catch (error) {
       for (const p of batch) p.reject(error);
       return;

@@ -75,6 +75,31 @@ describe('WindowCounter', () => {
     expect(res?.remainingPoints).toBe(0);
   });
 
+  it('reads a window without counting, in the same script call as the counts of that turn', async () => {
+    const counter = new WindowCounter(a, 60);
+    const key = `${prefix}read`;
+    expect((await counter.read(key)).count).toBe(0);
+    const monitor = await client().monitor();
+    const commands: string[] = [];
+    monitor.on('monitor', (_time: string, args: string[], source: string) => {
+      if (source !== 'lua' && args.includes(key)) commands.push(String(args[0]).toLowerCase());
+    });
+    await new Promise((r) => setTimeout(r, 50));
+    const [first, read, second] = await Promise.all([
+      counter.increment(key),
+      counter.read(key),
+      counter.increment(key),
+    ]);
+    await new Promise((r) => setTimeout(r, 50));
+    monitor.disconnect();
+    expect(commands).toEqual(['evalsha']);
+    // In the batch's order: the read sees the first count only, and does not count itself.
+    expect([first.count, read.count, second.count]).toEqual([1, 1, 2]);
+    expect(read.msLeft).toBeGreaterThan(55_000);
+    expect((await counter.read(key)).count).toBe(2);
+    expect(await a.get(key)).toBe('2');
+  });
+
   it('starts a new window when the last one expired', async () => {
     const counter = new WindowCounter(a, 1);
     const key = `${prefix}short`;
