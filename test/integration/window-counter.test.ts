@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { RateLimiterRedis } from 'rate-limiter-flexible';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WindowCounter } from '../../rest/windowCounter.js';
+import { type WindowCount, WindowCounter } from '../../rest/windowCounter.js';
 import { MACHINE_REDIS } from '../helpers/postgres.js';
 
 const prefix = `test:wc:${randomBytes(4).toString('hex')}:`;
@@ -19,6 +19,29 @@ const client = () => {
 };
 let a: Redis;
 let b: Redis;
+
+/**
+ * The commands clients sent that name `key` (Redis MONITOR, the script's own commands left out) while
+ * `run` ran. MONITOR reports commands in the order Redis ran them: a marker command sent after `run`
+ * and seen on the monitor means every command of `run` was seen before it.
+ */
+async function commandsNaming(key: string, run: () => Promise<unknown>): Promise<string[]> {
+  const monitor = await client().monitor();
+  const marker = `${key}:marker`;
+  const commands: string[] = [];
+  let markerSeen = false;
+  monitor.on('monitor', (_time: string, args: string[], source: string) => {
+    if (args.includes(marker)) markerSeen = true;
+    else if (source !== 'lua' && args.includes(key)) commands.push(String(args[0]).toLowerCase());
+  });
+  await run();
+  await a.get(marker);
+  for (let waited = 0; !markerSeen && waited < 10_000; waited += 10)
+    await new Promise((r) => setTimeout(r, 10));
+  monitor.disconnect();
+  expect(markerSeen).toBe(true);
+  return commands;
+}
 
 beforeAll(async () => {
   a = client();
@@ -36,17 +59,10 @@ describe('WindowCounter', () => {
     const counter = new WindowCounter(a, 60);
     await counter.increment(`${prefix}warm`); // the script loaded, its SHA known
     const key = `${prefix}one-turn`;
-    // Every command Redis runs that names the key (MONITOR), whoever else uses the machine's Redis.
-    const monitor = await client().monitor();
-    const commands: string[] = [];
-    monitor.on('monitor', (_time: string, args: string[], source: string) => {
-      // `lua`: a command the script ran, not one a client sent.
-      if (source !== 'lua' && args.includes(key)) commands.push(String(args[0]).toLowerCase());
+    let counts: WindowCount[] = [];
+    const commands = await commandsNaming(key, async () => {
+      counts = await Promise.all(Array.from({ length: 50 }, () => counter.increment(key)));
     });
-    await new Promise((r) => setTimeout(r, 50));
-    const counts = await Promise.all(Array.from({ length: 50 }, () => counter.increment(key)));
-    await new Promise((r) => setTimeout(r, 50));
-    monitor.disconnect();
     expect(commands).toEqual(['evalsha']);
     expect(counts.map((c) => c.count).sort((x, y) => x - y)).toEqual(
       Array.from({ length: 50 }, (_, i) => i + 1),
@@ -79,20 +95,12 @@ describe('WindowCounter', () => {
     const counter = new WindowCounter(a, 60);
     const key = `${prefix}read`;
     expect((await counter.read(key)).count).toBe(0);
-    const monitor = await client().monitor();
-    const commands: string[] = [];
-    monitor.on('monitor', (_time: string, args: string[], source: string) => {
-      if (source !== 'lua' && args.includes(key)) commands.push(String(args[0]).toLowerCase());
+    let results: WindowCount[] = [];
+    const commands = await commandsNaming(key, async () => {
+      results = await Promise.all([counter.increment(key), counter.read(key), counter.increment(key)]);
     });
-    await new Promise((r) => setTimeout(r, 50));
-    const [first, read, second] = await Promise.all([
-      counter.increment(key),
-      counter.read(key),
-      counter.increment(key),
-    ]);
-    await new Promise((r) => setTimeout(r, 50));
-    monitor.disconnect();
     expect(commands).toEqual(['evalsha']);
+    const [first, read, second] = results as [WindowCount, WindowCount, WindowCount];
     // In the batch's order: the read sees the first count only, and does not count itself.
     expect([first.count, read.count, second.count]).toEqual([1, 1, 2]);
     expect(read.msLeft).toBeGreaterThan(55_000);
