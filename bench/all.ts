@@ -9,8 +9,9 @@
  * each against an express 5 hello-world and bare node:http serving the same bytes to the same requests
  * (bench/servers/hello.ts, processes of their own), on the same machine. Every request of every target,
  * baselines included, comes from another client (a distinct X-Forwarded-For, TRUST_PROXY=1), so no
- * read bucket fills and the limiter does its full work per request (a Redis round trip); prepares,
- * swaps and docks use one key whose agreed prepare and write buckets (prepareLimitPerMinute,
+ * read bucket fills and the limiter does its full work per request (a count in Redis, in the script
+ * call of its event-loop turn: rest/windowCounter.ts); prepares, swaps and docks use one key whose
+ * agreed prepare and write buckets (prepareLimitPerMinute,
  * writeLimitPerMinute: 100000) are never reached. Swaps sell 1 USDC to the devnet's earliest open
  * USDC/USDT strategy on base; docks prepare the dock of one position of the key, shipped by a maker
  * wallet before the run (bench/writeSetup.ts, shared with bench:swap). Rounds are interleaved
