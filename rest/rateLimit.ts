@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { type Bucket, WINDOW_SECONDS } from './buckets.js';
-import { WindowCounter } from './windowCounter.js';
+import { type WindowCount, WindowCounter } from './windowCounter.js';
 
 export interface RateDecision {
   allowed: boolean;
@@ -57,13 +57,8 @@ export class RateLimits {
    * work (a key look-up) for a request its bucket will refuse. A store that cannot answer says no.
    */
   async exhausted(bucket: Bucket, subject: string, limit: number): Promise<boolean> {
-    if (this.counter && this.redis?.status === 'ready') {
-      try {
-        return (await this.counter.read(`${this.keyPrefix(bucket)}:${subject}`)).count >= limit;
-      } catch {
-        // Redis did not answer: this process's own counters, below.
-      }
-    }
+    const window = await this.fromRedis('read', bucket, subject);
+    if (window) return window.count >= limit;
     try {
       const res = await this.memoryLimiter(bucket, limit).get(subject);
       return res !== null && res.consumedPoints >= limit;
@@ -73,15 +68,24 @@ export class RateLimits {
   }
 
   async take(bucket: Bucket, subject: string, limit: number): Promise<RateDecision> {
-    if (this.counter && this.redis?.status === 'ready') {
-      try {
-        const { count, msLeft } = await this.counter.increment(`${this.keyPrefix(bucket)}:${subject}`);
-        return decision(count <= limit, limit, limit - count, msLeft);
-      } catch {
-        // Redis did not answer: this process's own counters, below.
-      }
-    }
+    const window = await this.fromRedis('increment', bucket, subject);
+    if (window) return decision(window.count <= limit, limit, limit - window.count, window.msLeft);
     return this.takeFromMemory(bucket, subject, limit);
+  }
+
+  /** The subject's window in Redis (counted or read), or undefined when Redis is not there to answer. */
+  private async fromRedis(
+    op: 'increment' | 'read',
+    bucket: Bucket,
+    subject: string,
+  ): Promise<WindowCount | undefined> {
+    if (!this.counter || this.redis?.status !== 'ready') return undefined;
+    try {
+      return await this.counter[op](`${this.keyPrefix(bucket)}:${subject}`);
+    } catch {
+      // Redis did not answer: the caller uses this process's own counters.
+      return undefined;
+    }
   }
 
   private async takeFromMemory(bucket: Bucket, subject: string, limit: number): Promise<RateDecision> {
