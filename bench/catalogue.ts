@@ -235,12 +235,9 @@ try {
       `http://127.0.0.1:${helloPort}`,
       { duration: SECONDS },
     );
+    const answered = Math.max(1, express.total ?? express.requestsPerSec * SECONDS);
     express.cpuMsPerRequest = {
-      server: Number(
-        ((cpuMs(hello.child.pid ?? -1) - expressCpu) / Math.max(1, express.requestsPerSec * SECONDS)).toFixed(
-          3,
-        ),
-      ),
+      server: Number(((cpuMs(hello.child.pid ?? -1) - expressCpu) / answered).toFixed(3)),
     };
     const peak = await load(`GET /api/strategies?pair&chain, peak, round ${round}`, base, {
       paths: listPaths,

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { Agent, createServer as createHttpServer, request } from 'node:http';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
@@ -377,7 +378,6 @@ export async function startProfile(): Promise<{ stop(file: string): Promise<stri
     async stop(file) {
       const { profile } = await session.post('Profiler.stop');
       session.disconnect();
-      const { writeFileSync } = await import('node:fs');
       writeFileSync(file, JSON.stringify(profile));
       return file;
     },

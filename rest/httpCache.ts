@@ -31,9 +31,9 @@ import { type Encoding, PrecompressedPrefix } from './precompressed.js';
  *
  * Per request this is a few header writes and a SHA-1 of the body's `data` (~1 µs per KB). A body
  * built around a cached `data` string (rest/responseCache.ts `serialisedReadBody`; the sender passes
- * that string) is matched by identity,
- * without slicing or comparing the body, and its gzip / br bytes are built from a prefix compressed
- * once per cached `data` (rest/precompressed.ts): a cached hit pays neither a hash nor a compression.
+ * that string) is matched by identity, without slicing or comparing the body, and its gzip / br bytes
+ * are built from a prefix compressed once per cached `data` (rest/precompressed.ts): a cached hit pays
+ * neither a hash nor a compression.
  */
 
 /** Where the per-request `meta` of a `{ data, meta }` body begins (meta is always its last member). */
