@@ -2,9 +2,13 @@
  * The access-log line is built by hand (lib/accessLog.ts): it must be the line pino itself would write
  * for the same fields, so that a collector parsing the service's logs sees no difference.
  */
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { type AccessFields, accessLogWriter } from '../../lib/accessLog.js';
+import { BatchedLines } from '../../lib/logDestination.js';
 
 function capture(level: pino.Level = 'info') {
   const lines: string[] = [];
@@ -52,5 +56,40 @@ describe('accessLogWriter', () => {
     logger.level = 'info';
     write(fields);
     expect(lines).toHaveLength(1);
+  });
+
+  it("on the service's batched destination, builds the held line when the batch is written, in order", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'access-log-'));
+    const fd = openSync(join(dir, 'log'), 'w');
+    try {
+      const destination = new BatchedLines(fd);
+      const logger = pino({ name: 'gateway' }, destination);
+      const write = accessLogWriter(logger);
+      logger.info({ step: 1 }, 'before');
+      write(fields);
+      logger.info({ step: 2 }, 'after');
+      const theirs = capture();
+      theirs.logger.info({ ...fields }, 'request');
+      // Nothing is written before the batch is.
+      expect(readFileSync(join(dir, 'log'), 'utf8')).toBe('');
+      destination.flushSync();
+      const lines = readFileSync(join(dir, 'log'), 'utf8')
+        .trimEnd()
+        .split('\n')
+        .map((l) => JSON.parse(l));
+      expect(lines.map((l) => l.msg)).toEqual(['before', 'request', 'after']);
+      const expected = JSON.parse(theirs.lines[0]!);
+      expect({ ...lines[1], time: 0, pid: 0, hostname: '' }).toEqual({
+        ...expected,
+        time: 0,
+        pid: 0,
+        hostname: '',
+      });
+      expect(Object.keys(lines[1])).toEqual(Object.keys(expected));
+      expect(lines[0].time).toBeLessThanOrEqual(lines[1].time);
+    } finally {
+      closeSync(fd);
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
