@@ -94,8 +94,9 @@ export function createApp(options: AppOptions): (req: IncomingMessage, res: Serv
   for (const route of routes) byPath.set(route.path, [...(byPath.get(route.path) ?? []), route]);
 
   // Cache-Control, ETag and 304 per path (rest/httpCache.ts); CORS (rest/cors.ts) in the guards below.
+  const responses = responseCacheFor(services);
   const caches = httpCaches(byPath.keys(), config, {
-    statsExpiresInMs: () => responseCacheFor(services).expiresInMs('stats'),
+    statsExpiresInMs: () => responses.expiresInMs('stats'),
   });
 
   for (const [path, pathRoutes] of byPath) {
@@ -114,8 +115,7 @@ export function createApp(options: AppOptions): (req: IncomingMessage, res: Serv
               ? undefined
               : (req) => ({ id: clientId(req, config.trustProxy), limit: first.limit! }),
           ),
-          ...(browser ? [answerPreflight(methods)] : []),
-          onlyMethods(methods),
+          browser ? answerPreflight(methods, onlyMethods(methods)) : onlyMethods(methods),
         ];
     const handlers: RequestHandler[] = [
       ...guard,

@@ -98,11 +98,17 @@ export function publicCorsUnbucketed(): RequestHandler {
   });
 }
 
-/** Ends an OPTIONS request with 204 (its preflight headers are already set); other methods go on. */
-export function answerPreflight(methods: string[]): RequestHandler {
+/**
+ * Ends an OPTIONS request with 204 (its preflight headers are already set); other methods go on to
+ * `otherwise` (the path's method check: one step of the chain instead of two on every request).
+ */
+export function answerPreflight(
+  methods: string[],
+  otherwise: RequestHandler = (_req, _res, next) => next(),
+): RequestHandler {
   const allow = [...allowed(methods), 'OPTIONS'].join(', ');
   return (req: Request, res: Response, next: NextFunction) => {
-    if (req.method !== 'OPTIONS') return next();
+    if (req.method !== 'OPTIONS') return otherwise(req, res, next);
     res.statusCode = 204;
     res.setHeader('Allow', allow);
     // Safari waits for a body on a 204 without it.

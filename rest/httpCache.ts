@@ -59,14 +59,20 @@ export function cachePolicy(path: string, config: Config, sources: CacheSources)
   if (path.startsWith('/v1/')) return NO_STORE;
   const live = `public, max-age=${Math.max(1, Math.ceil(config.indexerPollMs / 1000))}`;
   switch (path) {
-    case '/api/stats':
+    case '/api/stats': {
+      // The values of the last hour's seconds, built once each (the same few repeat on every request).
+      const maxAge: string[] = [];
       return {
         cacheControl: () => {
           const seconds = Math.floor(sources.statsExpiresInMs() / 1000);
-          return seconds > 0 ? `public, max-age=${seconds}` : 'public, no-cache';
+          if (seconds <= 0) return 'public, no-cache';
+          if (seconds > 3600) return `public, max-age=${seconds}`;
+          maxAge[seconds] ??= `public, max-age=${seconds}`;
+          return maxAge[seconds];
         },
         etag: true,
       };
+    }
     case '/api/badge':
       return {
         cacheControl: (text) => `public, max-age=${/"cacheSeconds":(\d+)/.exec(text)?.[1] ?? '300'}`,
