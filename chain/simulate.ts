@@ -72,8 +72,11 @@ export type SimulationParams = Omit<SwapParams, 'amount'> & {
   taker?: Address;
 };
 
-/** A 32-byte word that cannot occur by chance in the rest of the calldata (keccak256 of a label). */
+/** 32-byte words that cannot occur by chance in the rest of the calldata (from keccak256 of a label). */
 const AMOUNT_SENTINEL = keccak256(toHex('quote amount placeholder')).slice(2);
+const TAKER_SENTINEL = `0x${keccak256(toHex('swap taker placeholder')).slice(26)}` as Address;
+const TAKER_WORD = TAKER_SENTINEL.slice(2).padStart(64, '0');
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
 function encodeSimulation(chain: SimulationChain, params: SimulationParams, amount: bigint): Hex {
   const maker = params.order.maker;
@@ -122,24 +125,82 @@ function encodeSimulation(chain: SimulationChain, params: SimulationParams, amou
 }
 
 /**
- * The calldata of the pinned simulation as a function of the amount: ABI-encoded once (with a
- * placeholder amount word), then only the amount's 32-byte word changes per quote.
+ * `template` cut around its placeholder words: the fixed pieces and, between each two, which word was
+ * there. Null when a word does not occur exactly as often as the encoding puts it.
  */
+function cut(template: string, words: Record<string, number>): { fixed: string[]; slots: string[] } | null {
+  const found: { at: number; word: string }[] = [];
+  for (const [word, expected] of Object.entries(words)) {
+    let count = 0;
+    for (let at = template.indexOf(word); at >= 0; at = template.indexOf(word, at + word.length)) {
+      found.push({ at, word });
+      count++;
+    }
+    if (count !== expected) return null;
+  }
+  found.sort((a, b) => a.at - b.at);
+  const fixed: string[] = [];
+  let from = 0;
+  for (const { at, word } of found) {
+    fixed.push(template.slice(from, at));
+    from = at + word.length;
+  }
+  fixed.push(template.slice(from));
+  return { fixed, slots: found.map((f) => f.word) };
+}
+
+function amountWord(amount: bigint): string {
+  if (amount < 0n || amount >= 1n << 256n) throw new RangeError(`amount is not a uint256: ${amount}`);
+  return amount.toString(16).padStart(64, '0');
+}
+
+/**
+ * The calldata of the pinned simulation as a function of the amount and, for a prepared swap, of the
+ * taker: ABI-encoded once with placeholder words, then only those 32-byte words change per call (the
+ * order, the tokens and the strategy stay those of one strategy and direction).
+ */
+function templateOf(
+  chain: SimulationChain,
+  params: Omit<SimulationParams, 'taker'>,
+  withTaker: boolean,
+): (amount: bigint, taker?: Address) => Hex {
+  const full = (amount: bigint, taker?: Address) =>
+    encodeSimulation(chain, { ...params, ...(withTaker ? { taker } : {}) }, amount);
+  const template = encodeSimulation(
+    chain,
+    { ...params, ...(withTaker ? { taker: TAKER_SENTINEL } : {}) },
+    BigInt(`0x${AMOUNT_SENTINEL}`),
+  );
+  const pieces = cut(template, { [AMOUNT_SENTINEL]: 1, ...(withTaker ? { [TAKER_WORD]: 2 } : {}) });
+  if (!pieces) return full;
+  const { fixed, slots } = pieces;
+  return (amount, taker) => {
+    const words: Record<string, string> = { [AMOUNT_SENTINEL]: amountWord(amount) };
+    if (withTaker) {
+      if (taker === undefined || !ADDRESS.test(taker))
+        throw new RangeError(`taker is not an address: ${taker}`);
+      words[TAKER_WORD] = taker.slice(2).toLowerCase().padStart(64, '0');
+    }
+    let calldata = fixed[0]!;
+    for (let i = 0; i < slots.length; i++) calldata += words[slots[i]!]! + fixed[i + 1]!;
+    return calldata as Hex;
+  };
+}
+
+/** A quote's simulation calldata as a function of the amount (legs 0-6). */
 export function simulationTemplate(
   chain: SimulationChain,
-  params: SimulationParams,
+  params: Omit<SimulationParams, 'taker'>,
 ): (amount: bigint) => Hex {
-  const template = encodeSimulation(chain, params, BigInt(`0x${AMOUNT_SENTINEL}`));
-  const at = template.indexOf(AMOUNT_SENTINEL);
-  if (at < 0 || template.indexOf(AMOUNT_SENTINEL, at + 1) >= 0) {
-    return (amount) => encodeSimulation(chain, params, amount);
-  }
-  const head = template.slice(0, at);
-  const tail = template.slice(at + 64);
-  return (amount) => {
-    if (amount < 0n || amount >= 1n << 256n) throw new RangeError(`amount is not a uint256: ${amount}`);
-    return `${head}${amount.toString(16).padStart(64, '0')}${tail}` as Hex;
-  };
+  return templateOf(chain, params, false);
+}
+
+/** A prepared swap's simulation calldata as a function of the amount and the taker (legs 0-8). */
+export function swapSimulationTemplate(
+  chain: SimulationChain,
+  params: Omit<SimulationParams, 'taker'>,
+): (amount: bigint, taker: Address) => Hex {
+  return templateOf(chain, params, true);
 }
 
 /** The calldata of the pinned simulation (the bench sends it raw). */

@@ -7,11 +7,10 @@
  * output and a deadline"): on chain, less than the minimum reverts with
  * TakerTraitsInsufficientMinOutputAmount, a late swap with TakerTraitsDeadlineExpired.
  */
-import { type Address, getAddress, type Hex, keccak256 } from 'viem';
+import { type Address, getAddress } from 'viem';
 import { swapCalldata } from '../chain/calldata.js';
-import { decodeStrategy, type Order } from '../chain/order.js';
-import { simulateQuote, simulationCalldata } from '../chain/simulate.js';
-import { exactInTakerTraits, minOutputTakerTraits } from '../chain/takerTraits.js';
+import { simulateQuote } from '../chain/simulate.js';
+import { minOutputTakerTraits } from '../chain/takerTraits.js';
 import type { ChainConfig, TokenConfig } from '../lib/config.js';
 import { ApiError } from '../lib/errors.js';
 import type { GraphQLContext } from '../schema/context.js';
@@ -21,17 +20,20 @@ import { assertEnvironment } from './positions/intent.js';
 import { human } from './positions/reads.js';
 import type { PreparedTransaction } from './positions/types.js';
 import {
-  checkFunding,
-  checkOpen,
   describeToken,
+  type Quotable,
+  quotableStrategy,
+  simulationClient,
+  swapCalldataOf,
+} from './quotable.js';
+import {
+  checkFunding,
   effectivePrice,
   HASH_PATTERN,
   parseQuoteAmount,
   QUOTE_DIRECTIONS,
   type QuoteDirection,
   type QuoteToken,
-  quotableTokens,
-  simulationClient,
 } from './quote.js';
 import { programFees, type QuoteFee } from './quoteFees.js';
 
@@ -130,23 +132,6 @@ function validate(input: PrepareSwapInput): SwapIntent {
   };
 }
 
-/** The strategy row checked as a quote checks it: on this chain, verified router, USDC/USDT, open. */
-async function swappable(ctx: GraphQLContext, chain: ChainConfig, hash: string) {
-  const rows = await ctx.loaders.strategiesByHash.load(hash);
-  const row = rows.find((r) => r.chain_key === chain.key);
-  if (!row) throw ApiError.notFound(`No strategy ${hash} on chain "${chain.key}".`);
-  const tokens = quotableTokens(chain, row, (symbol) => ctx.services.registry.token(chain.key, symbol));
-  checkOpen(hash, row.status);
-  const order = decodeStrategy(row.strategy as Hex);
-  if (!order || keccak256(row.strategy as Hex) !== hash) {
-    throw new ApiError(
-      'UNPROCESSABLE',
-      `Strategy ${hash}: the shipped bytes are not a canonical SwapVM order; it cannot be swapped.`,
-    );
-  }
-  return { ...tokens, order };
-}
-
 function refused(message: string, type: string, actual: string): ApiError {
   return new ApiError('UNPROCESSABLE', message, {
     issues: [{ type, expected: 'a swap the router accepts', actual }],
@@ -158,19 +143,14 @@ async function simulate(
   ctx: GraphQLContext,
   chain: ChainConfig,
   intent: SwapIntent,
-  trade: { order: Order; tokenIn: TokenConfig; tokenOut: TokenConfig },
+  strategy: { quotable: Quotable; forget(): void },
+  trade: { tokenIn: TokenConfig; tokenOut: TokenConfig },
 ) {
-  const calldata = simulationCalldata(chain, {
-    order: trade.order,
-    tokenIn: trade.tokenIn.address as Address,
-    tokenOut: trade.tokenOut.address as Address,
-    amount: intent.amount,
-    takerTraits: exactInTakerTraits(),
-    strategyHash: intent.hash as Hex,
-    taker: intent.wallet,
-  });
+  const calldata = swapCalldataOf(chain, strategy.quotable)[intent.direction](intent.amount, intent.wallet);
   const simulation = await simulateQuote(simulationClient(ctx.services, chain), chain, calldata);
   const at = simulation.blockNumber === null ? '' : ` at block ${simulation.blockNumber}`;
+  if (simulation.state === 'docked') strategy.quotable.docked = true;
+  if (simulation.state === 'unknown') strategy.forget();
   if (simulation.state === 'docked' || simulation.state === 'unknown') {
     const what =
       simulation.state === 'docked' ? 'docked (closed by its maker)' : 'not active on the verified router';
@@ -219,11 +199,12 @@ export async function prepareSwap(ctx: GraphQLContext, input: PrepareSwapInput):
   const intent = validate(input);
   const chain = ctx.services.registry.require(input.chain, 'chain');
   assertEnvironment(key.environment, chain);
-  const { tokenA, tokenB, order } = await swappable(ctx, chain, intent.hash);
+  const strategy = await quotableStrategy(ctx, chain, intent.hash);
+  const { tokenA, tokenB, order, fees: feeSteps } = strategy.quotable;
   const aToB = intent.direction === 'aToB';
   const [tokenIn, tokenOut] = aToB ? [tokenA, tokenB] : [tokenB, tokenA];
-  const simulation = await simulate(ctx, chain, intent, { order, tokenIn, tokenOut });
-  const fees = programFees(order.data, simulation.amountIn);
+  const simulation = await simulate(ctx, chain, intent, strategy, { tokenIn, tokenOut });
+  const fees = programFees(feeSteps, simulation.amountIn);
   checkFunding(
     simulation.funding,
     { protocolFee: BigInt(fees.protocolFee.amount), amountOut: simulation.amountOut },

@@ -265,6 +265,24 @@ describe("the maker's lifecycle on the devnet", () => {
     // Docked on chain, not yet seen by the indexer: the live read refuses a second dock already.
     const early = await call('POST', `/v1/positions/${second}/dock`, makerKey);
     expect([early.res.status, JSON.parse(early.text).error.code]).toEqual([422, 'UNPROCESSABLE']);
+    // A swap against it too (the strategy was swapped before: the chain's state read in the simulation
+    // refuses it, then the docking is remembered).
+    // (A key of its own: the taker's write bucket is counted by the swaps of the next test.)
+    const otherTaker = (await svc.createKey({ environment: 'LIVE', label: 'docked swaps' })).key;
+    const swapDocked = () =>
+      call('POST', '/v1/swaps', otherTaker, {
+        chain: 'base',
+        hash: second,
+        wallet: taker.address,
+        amount: UNIT.toString(),
+        direction: 'aToB',
+      });
+    const docked = await swapDocked();
+    expect(docked.res.status, docked.text).toBe(422);
+    expect(JSON.parse(docked.text).error.issues[0].type).toBe('STRATEGY_NOT_ACTIVE');
+    const again = await swapDocked();
+    expect(again.res.status, again.text).toBe(422);
+    expect(JSON.parse(again.text).error.message).toMatch(/is docked \(closed by its maker\)/);
     await indexer.syncNow();
     const s = await statusOf(second);
     expect(s.status).toBe('docked');

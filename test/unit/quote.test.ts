@@ -12,7 +12,7 @@ import {
   xycSwap,
 } from '../../chain/program.js';
 import { decodeRevert, routerErrorsAbi } from '../../chain/revert.js';
-import { simulationCalldata, simulationTemplate } from '../../chain/simulate.js';
+import { simulationCalldata, simulationTemplate, swapSimulationTemplate } from '../../chain/simulate.js';
 import { exactInTakerTraits } from '../../chain/takerTraits.js';
 import { ApiError } from '../../lib/errors.js';
 import { parseQuoteAmount } from '../../resolvers/quote.js';
@@ -54,7 +54,41 @@ describe('simulation calldata', () => {
     }
     expect(() => template(1n << 256n)).toThrow(RangeError);
   });
+
+  it("a swap's template gives the same bytes as a full encoding, for any amount and taker", () => {
+    const template = swapSimulationTemplate(chain, swapParams);
+    fc.assert(
+      fc.property(
+        fc.bigInt({ min: 1n, max: (1n << 256n) - 1n }),
+        fc.uint8Array({ minLength: 20, maxLength: 20 }),
+        (amount, bytes) => {
+          const taker = getAddress(`0x${Buffer.from(bytes).toString('hex')}`);
+          const full = simulationCalldata(chain, { ...swapParams, amount, taker });
+          expect(template(amount, taker)).toBe(full);
+          expect(template(amount, taker.toLowerCase() as Address)).toBe(full);
+        },
+      ),
+      { numRuns: 200 },
+    );
+    // The taker's legs are there: not the quote's calldata.
+    const taker = '0x00000000000000000000000000000000000000d1' as Address;
+    expect(template(5n, taker)).not.toBe(simulationTemplate(chain, swapParams)(5n));
+    expect(() => template(5n, '0x1234' as Address)).toThrow(RangeError);
+    expect(() => template(-1n, taker)).toThrow(RangeError);
+  });
 });
+
+const swapParams = {
+  order: {
+    maker: '0x00000000000000000000000000000000000000b1' as Address,
+    traits: AQUA_TRAITS,
+    data: program(3000),
+  },
+  strategyHash: `0x${'ab'.repeat(32)}` as Hex,
+  tokenIn: '0x00000000000000000000000000000000000000c2' as Address,
+  tokenOut: '0x00000000000000000000000000000000000000c1' as Address,
+  takerTraits: exactInTakerTraits(),
+};
 
 describe('programFees', () => {
   it('matches the router arithmetic of PROTOCOL.md (protocol fee down, maker fee up)', () => {
