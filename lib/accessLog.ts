@@ -2,7 +2,10 @@ import pino from 'pino';
 import { BatchedLines, type HeldLine } from './logDestination.js';
 import type { Logger } from './logger.js';
 
-/** What one access-log line says: never headers, keys, query strings or bodies. */
+/**
+ * What one access-log line says: never headers, keys, query strings or bodies. The writer may keep the
+ * object until its batch is written (up to 100 ms): pass a fresh one per line and do not change it.
+ */
 export interface AccessFields {
   method: string;
   /** The route pattern (`/v1/positions/:positionId`) or `unmatched`, never the raw URL. */
@@ -15,8 +18,11 @@ export interface AccessFields {
 
 /** pino's info level, the one access lines are written at. */
 const INFO = 30;
-/** About how many characters an access line takes (what a held line counts towards its batch). */
-const TYPICAL_CHARS = 200;
+/**
+ * About how many characters an access line takes (what a held line counts towards its batch): with
+ * pid, hostname, name and a UUID request id, 250-270.
+ */
+const TYPICAL_CHARS = 256;
 
 /**
  * Writes access-log lines to `logger`'s destination as pino would write

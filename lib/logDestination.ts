@@ -7,6 +7,17 @@ const BATCH_MS = 100;
 const BLOCKED_GIVE_UP_MS = 5_000;
 
 /**
+ * A line held as its fields, its text built when its batch is written (`toString`): the request that
+ * logs it only keeps an object (lib/accessLog.ts). Built together, one batch's lines run one hot
+ * loop, where built one per request each of them paid for a cold cache (the lone requests of a
+ * service below saturation: bench/extras.ts, paced).
+ */
+export interface HeldLine {
+  /** The serialised line, newline included. */
+  toString(): string;
+}
+
+/**
  * Where the service's JSON log lines go: a file descriptor (stdout), in batches. Lines are held until
  * 16 K characters are waiting or 100 ms have passed, then written with one system call, and whatever is
  * held is written on `exit` (a crash included: node emits `exit` after an uncaught exception). A SIGKILL
@@ -23,17 +34,6 @@ const BLOCKED_GIVE_UP_MS = 5_000;
  * falls behind (a full pipe, EAGAIN) makes the writer wait, up to 5 s per batch, before the batch is
  * dropped with a line on stderr (one a minute at most).
  */
-/**
- * A line held as its fields, its text built when its batch is written (`toString`): the request that
- * logs it only keeps an object (lib/accessLog.ts). Built together, one batch's lines run one hot
- * loop, where built one per request each of them paid for a cold cache (the lone requests of a
- * service below saturation: bench/extras.ts, paced).
- */
-export interface HeldLine {
-  /** The serialised line, newline included. */
-  toString(): string;
-}
-
 export class BatchedLines {
   /** Lines in order: text, or held lines whose text `Array.join` builds when the batch is written. */
   private parts: (string | HeldLine)[] = [];
@@ -65,20 +65,47 @@ export class BatchedLines {
     cb?.();
   }
 
-  /** Writes every line held, now. */
+  /**
+   * Writes every line held, now. The batch is taken before its held lines are built: one whose text
+   * cannot be built loses its batch (said once on stderr, as a write that fails) and not every later one.
+   */
   flushSync(): void {
     if (this.parts.length === 0) return;
-    const bytes = Buffer.from(this.parts.length === 1 ? String(this.parts[0]) : this.parts.join(''));
+    const parts = this.parts;
     this.parts = [];
     this.chars = 0;
-    writeAll(this.fd, bytes);
+    let text: string;
+    try {
+      text = parts.length === 1 ? String(parts[0]) : parts.join('');
+    } catch (error) {
+      droppedLines += parts.length;
+      noteDropped(String(error));
+      return;
+    }
+    writeAll(this.fd, Buffer.from(text));
   }
 }
 
 const pause = new Int32Array(new SharedArrayBuffer(4));
-/** Bytes dropped since the last note on stderr, and when that note was written (one a minute at most). */
+/** What was dropped since the last note on stderr, and when that note was written (one a minute at most). */
 let droppedBytes = 0;
+let droppedLines = 0;
 let lastNoteAt = 0;
+
+/** Says that log lines were dropped where an operator may still look (once a minute at most). */
+function noteDropped(reason: string): void {
+  const now = Date.now();
+  if (now - lastNoteAt < 60_000) return;
+  lastNoteAt = now;
+  try {
+    const lines = droppedLines > 0 ? `, ${droppedLines} lines that could not be built` : '';
+    writeSync(2, `log lines dropped (${droppedBytes} bytes${lines}): ${reason}\n`);
+    droppedBytes = 0;
+    droppedLines = 0;
+  } catch {
+    // stderr gone too
+  }
+}
 
 function writeAll(fd: number, bytes: Buffer): void {
   let offset = 0;
@@ -94,18 +121,9 @@ function writeAll(fd: number, bytes: Buffer): void {
         continue;
       }
       // EPIPE (the reader is gone), EBADF, or a reader stalled for seconds: these lines cannot be
-      // written. Say so where an operator may still look (once a minute at most), and go on serving.
+      // written; say so, and go on serving.
       droppedBytes += bytes.length - offset;
-      const now = Date.now();
-      if (now - lastNoteAt >= 60_000) {
-        lastNoteAt = now;
-        try {
-          writeSync(2, `log lines dropped (${droppedBytes} bytes): ${code ?? String(error)}\n`);
-          droppedBytes = 0;
-        } catch {
-          // stderr gone too
-        }
-      }
+      noteDropped(code ?? String(error));
       return;
     }
   }

@@ -6,7 +6,7 @@ import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type AccessFields, accessLogWriter } from '../../lib/accessLog.js';
 import { BatchedLines } from '../../lib/logDestination.js';
 
@@ -65,8 +65,11 @@ describe('accessLogWriter', () => {
       const destination = new BatchedLines(fd);
       const logger = pino({ name: 'gateway' }, destination);
       const write = accessLogWriter(logger);
+      vi.useFakeTimers({ now: 1_700_000_000_000, toFake: ['Date'] });
       logger.info({ step: 1 }, 'before');
       write(fields);
+      // The line's time is the request's, not the batch's.
+      vi.setSystemTime(1_700_000_005_000);
       logger.info({ step: 2 }, 'after');
       const theirs = capture();
       theirs.logger.info({ ...fields }, 'request');
@@ -86,10 +89,32 @@ describe('accessLogWriter', () => {
         hostname: '',
       });
       expect(Object.keys(lines[1])).toEqual(Object.keys(expected));
-      expect(lines[0].time).toBeLessThanOrEqual(lines[1].time);
+      expect(lines.map((l) => l.time)).toEqual([1_700_000_000_000, 1_700_000_000_000, 1_700_000_005_000]);
     } finally {
       closeSync(fd);
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it('writes held lines once a batch is full, without waiting for the interval', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'access-log-'));
+    const fd = openSync(join(dir, 'log'), 'w');
+    try {
+      const write = accessLogWriter(pino({ name: 'gateway' }, new BatchedLines(fd)));
+      // A batch is 16 K characters; a held line counts 256 of them.
+      for (let i = 0; i < 63; i++) write({ ...fields, status: 200 });
+      expect(readFileSync(join(dir, 'log'), 'utf8')).toBe('');
+      write({ ...fields, status: 200 });
+      const lines = readFileSync(join(dir, 'log'), 'utf8').trimEnd().split('\n');
+      expect(lines).toHaveLength(64);
+      expect(lines.every((l) => JSON.parse(l).status === 200)).toBe(true);
+    } finally {
+      closeSync(fd);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+afterEach(() => {
+  vi.useRealTimers();
 });
