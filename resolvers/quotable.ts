@@ -190,8 +190,9 @@ function simulationParams(
 
 /**
  * The strategy `hash` of `chain`, checked and kept on its first quote or swap; a 404 or a 422 saying
- * why it is not simulated. `forget()`: the chain says it is not shipped to the router (the row may have
- * been wrong): the next call reads the store again.
+ * why it is not simulated. `quotable.docked`: seen docked on chain before (final; the caller refuses
+ * without simulating). `forget()`: the chain did not confirm it (not shipped to the router, or its
+ * state could not be read): the next call reads and checks the store again.
  */
 export async function quotableStrategy(
   ctx: GraphQLContext,
@@ -208,8 +209,6 @@ export async function quotableStrategy(
     if (cache.size >= QUOTABLE_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
     cache.set(key, quotable);
   }
-  // Docking is final (the same bytes can never be shipped again): no simulation needed.
-  if (quotable.docked) checkOpen(hash, 'docked');
   return { quotable, forget: () => cache.delete(key) };
 }
 

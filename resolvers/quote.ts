@@ -7,7 +7,7 @@ import { type SwapFunding, simulateQuote } from '../chain/simulate.js';
 import type { TokenConfig } from '../lib/config.js';
 import { ApiError } from '../lib/errors.js';
 import type { GraphQLContext } from '../schema/context.js';
-import { quotableStrategy, simulationClient, unprocessable } from './quotable.js';
+import { checkOpen, quotableStrategy, simulationClient, unprocessable } from './quotable.js';
 import { programFees, type QuoteFee } from './quoteFees.js';
 
 export const QUOTE_DIRECTIONS = ['aToB', 'bToA'] as const;
@@ -142,6 +142,8 @@ export async function quote(ctx: GraphQLContext, args: QuoteArgs): Promise<Quote
   const chain = ctx.services.registry.require(args.chain, 'chain');
   const hash = args.hash.toLowerCase();
   const { quotable, forget } = await quotableStrategy(ctx, chain, hash);
+  // Docking is final (the same bytes can never be shipped again): no simulation needed.
+  if (quotable.docked) checkOpen(hash, 'docked');
   const { tokenA, tokenB, pair, shown } = quotable;
 
   // From here the chain is the authority on the strategy's state, read in the same call as the quote

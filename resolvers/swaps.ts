@@ -146,19 +146,26 @@ async function simulate(
   strategy: { quotable: Quotable; forget(): void },
   trade: { tokenIn: TokenConfig; tokenOut: TokenConfig },
 ) {
+  const notActive = (what: string, at = '') =>
+    refused(`Strategy ${intent.hash} is ${what}${at}; it cannot be swapped.`, 'STRATEGY_NOT_ACTIVE', what);
+  // Docking is final (the same bytes can never be shipped again): refused without a simulation.
+  if (strategy.quotable.docked) throw notActive('docked (closed by its maker)');
   const calldata = swapCalldataOf(chain, strategy.quotable)[intent.direction](intent.amount, intent.wallet);
   const simulation = await simulateQuote(simulationClient(ctx.services, chain), chain, calldata);
   const at = simulation.blockNumber === null ? '' : ` at block ${simulation.blockNumber}`;
-  if (simulation.state === 'docked') strategy.quotable.docked = true;
-  if (simulation.state === 'unknown') strategy.forget();
-  if (simulation.state === 'docked' || simulation.state === 'unknown') {
-    const what =
-      simulation.state === 'docked' ? 'docked (closed by its maker)' : 'not active on the verified router';
-    throw refused(
-      `Strategy ${intent.hash} is ${what}${at}; it cannot be swapped.`,
-      'STRATEGY_NOT_ACTIVE',
-      what,
-    );
+  if (simulation.state === 'docked') {
+    strategy.quotable.docked = true;
+    throw notActive('docked (closed by its maker)', at);
+  }
+  if (simulation.state === 'unknown') {
+    strategy.forget();
+    throw notActive('not active on the verified router', at);
+  }
+  if (simulation.state === null) {
+    // The chain did not say (its rawBalances leg failed): the store decides, as on a first swap (a
+    // strategy it has seen docked since is refused there), and is asked again next time.
+    strategy.forget();
+    await quotableStrategy(ctx, chain, intent.hash);
   }
   if (!simulation.ok) {
     const { reason, hint } = simulation.revert;

@@ -282,6 +282,7 @@ describe("the maker's lifecycle on the devnet", () => {
     expect(JSON.parse(docked.text).error.issues[0].type).toBe('STRATEGY_NOT_ACTIVE');
     const again = await swapDocked();
     expect(again.res.status, again.text).toBe(422);
+    expect(JSON.parse(again.text).error.issues[0].type).toBe('STRATEGY_NOT_ACTIVE');
     expect(JSON.parse(again.text).error.message).toMatch(/is docked \(closed by its maker\)/);
     await indexer.syncNow();
     const s = await statusOf(second);
