@@ -24,7 +24,7 @@
  *   the machine's Redis (default: in memory, where the additions are the larger share of a request);
  *   BENCH_PROBE=1: also a server per switch with only that one off (what each addition costs), and a
  *   second server with all of them off (`off, again`: the A/A pair, what the method reads of no change);
- *   BENCH_VARIANTS=on,off again: only the variants named (their names without the comma), and off.
+ *   BENCH_VARIANTS=off again: only the variants named (their names without the comma), off and on.
  * Writes bench/results/extras.json.
  */
 
@@ -161,10 +161,16 @@ try {
     }
   }
 
-  // BENCH_VARIANTS=on,off again: only those (and off), for a shorter run.
+  // BENCH_VARIANTS=off again: only those, beside off and on (the verdict's two), for a shorter run.
   const only = process.env.BENCH_VARIANTS?.split(',').map((name) => name.trim());
   if (only) {
-    const kept = variants.filter((v) => v.name === 'off' || only.includes(v.name.replace(',', '')));
+    const names = variants.map((v) => v.name.replace(',', ''));
+    const unknown = only.filter((name) => !names.includes(name));
+    if (unknown.length > 0)
+      throw new Error(`BENCH_VARIANTS: no variant ${unknown.join(', ')} (there are: ${names.join(', ')})`);
+    const kept = variants.filter(
+      (v) => v.name === 'off' || v.name === 'on' || only.includes(v.name.replace(',', '')),
+    );
     variants.splice(0, variants.length, ...kept);
   }
   // Fill both caches, and check that each variant is what it says.
