@@ -30,7 +30,7 @@ export interface ActivityBot {
 }
 
 /**
- * Every `activityMs`, on every chain: the bot first reads Aqua's new logs (devnet/discover.ts), so it
+ * Every `activityMs` (0: never), on every chain: the bot first reads Aqua's new logs (devnet/discover.ts), so it
  * knows every active strategy on the router with listed tokens, the ones shipped through the API by
  * other wallets included. Then the taker swaps against the oldest newcomer not yet swapped (so a new
  * position fills within a tick or two; retried while its maker has not approved Aqua yet) and against a
@@ -44,6 +44,8 @@ export function startActivityBot(
   activityMs: number,
   logger: Logger,
 ): ActivityBot {
+  // 0: a devnet without activity (the tests that need a still chain).
+  if (activityMs <= 0) return { stop: async () => {} };
   const takerTraits = exactInTakerTraits();
   const random = seededRandom(Date.now() % 2 ** 32);
   const running = new Map<string, Promise<void>>();

@@ -18,6 +18,13 @@ const onOff = z
   .enum(['on', 'off', '1', '0', 'true', 'false'])
   .transform((v) => v === 'on' || v === '1' || v === 'true');
 
+/**
+ * A delay in milliseconds from `min` up to the longest one Node's timers take (2^31-1 ms, ~24.8 days):
+ * a longer one fires after 1 ms instead (a poll every millisecond, a request timed out at once).
+ */
+const MAX_TIMER_MS = 2_147_483_647;
+const ms = (min: number) => z.coerce.number().int().min(min).max(MAX_TIMER_MS);
+
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().min(1).default('127.0.0.1'),
@@ -42,8 +49,14 @@ const envSchema = z.object({
   CHAINS_FILE: z.string().min(1).optional(),
   /** First port of the three devnet anvil chains (base, arc, baseSepolia). */
   DEVNET_PORT: z.coerce.number().int().min(1024).max(65000).default(18545),
-  /** Seconds between the devnet activity bot's swaps. */
-  DEVNET_ACTIVITY_MS: z.coerce.number().int().min(100).default(3000),
+  /** Milliseconds between the devnet activity bot's ticks; 0: no activity. */
+  DEVNET_ACTIVITY_MS: z.coerce
+    .number()
+    .int()
+    .refine((v) => v === 0 || (v >= 100 && v <= MAX_TIMER_MS), {
+      message: `must be 0 (no activity) or 100..${MAX_TIMER_MS}`,
+    })
+    .default(3000),
   INDEXER: z.enum(['embedded', 'off']).default('embedded'),
   /** Blocks behind the head the indexer stays, on chains whose config does not say (`confirmations`). */
   INDEXER_CONFIRMATIONS: z.coerce.number().int().min(0).max(1000).default(12),
@@ -53,20 +66,20 @@ const envSchema = z.object({
   INDEXER_FIRST_PASS_SECONDS: z.coerce.number().min(0.1).max(86_400).default(30),
   /** Seconds between two progress lines of a backfill (a sync far behind the head). */
   INDEXER_PROGRESS_SECONDS: z.coerce.number().min(0.1).max(3600).default(10),
-  INDEXER_POLL_MS: z.coerce.number().int().min(20).default(1000),
+  INDEXER_POLL_MS: ms(20).default(1000),
   INDEXER_CHUNK_BLOCKS: z.coerce.number().int().min(1).max(100000).default(2000),
-  ROLLUP_REFRESH_MS: z.coerce.number().int().min(100).default(5000),
-  HEALTH_CHECK_MS: z.coerce.number().int().min(100).default(30000),
+  ROLLUP_REFRESH_MS: ms(100).default(5000),
+  HEALTH_CHECK_MS: ms(100).default(30000),
   HEALTH_CHECK_MAX_WALLETS: z.coerce.number().int().min(1).default(100),
   /** USD price per token symbol, e.g. `EURC=1.08,WETH=3000`; USDC and USDT default to 1. */
   TOKEN_PRICES_USD: z.string().default('USDC=1,USDT=1,EURC=1.08'),
   PILOT_BLOCK_WINDOW: z.coerce.number().int().min(1).max(100000).default(500),
-  REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).default(10000),
-  RPC_TIMEOUT_MS: z.coerce.number().int().min(50).default(3000),
+  REQUEST_TIMEOUT_MS: ms(100).default(10000),
+  RPC_TIMEOUT_MS: ms(50).default(3000),
   /** Timeout of the quote simulation's eth_call per RPC endpoint (default: RPC_TIMEOUT_MS). */
-  RPC_QUOTE_TIMEOUT_MS: z.coerce.number().int().min(50).optional(),
+  RPC_QUOTE_TIMEOUT_MS: ms(50).optional(),
   /** Timeout of the indexer's eth_getLogs and header reads per RPC endpoint. */
-  RPC_LOGS_TIMEOUT_MS: z.coerce.number().int().min(100).default(20_000),
+  RPC_LOGS_TIMEOUT_MS: ms(100).default(20_000),
   /** Extra passes over a chain's RPC URLs after all failed (0: one pass; failover is not a retry). */
   RPC_RETRY_COUNT: z.coerce.number().int().min(0).max(5).default(0),
   RPC_RETRY_DELAY_MS: z.coerce.number().int().min(0).max(10_000).default(150),

@@ -80,7 +80,7 @@ const json = (res: Response) => res.json() as Promise<Record<string, unknown>>;
 beforeAll(async () => {
   dataDir = mkdtempSync(path.join(tmpdir(), 'fuzz-e2e-'));
   // The activity bot stays idle and the indexer runs once, then never again: the catalogue is frozen.
-  devnet = await startDevnet({ basePort: BASE_PORT, dataDir, activityMs: 2_000_000_000 });
+  devnet = await startDevnet({ basePort: BASE_PORT, dataDir, activityMs: 0 });
   svc = await startTestService({
     chains: devnet.chains,
     // A request that never completes (a Content-Length with no body) is cut after 1.5 s, not 10.

@@ -29,7 +29,7 @@ let svc: TestService;
 
 beforeAll(async () => {
   dataDir = mkdtempSync(path.join(tmpdir(), 'observability-e2e-'));
-  devnet = await startDevnet({ basePort: testPort(19700), dataDir, activityMs: 2_000_000_000 });
+  devnet = await startDevnet({ basePort: testPort(19700), dataDir, activityMs: 0 });
   svc = await startTestService({
     chains: devnet.chains,
     env: { INDEXER: 'embedded', INDEXER_POLL_MS: '100', METRICS_TOKEN, TRUST_PROXY: '1' },

@@ -55,7 +55,7 @@ let unreadable: Body;
 
 beforeAll(async () => {
   dataDir = mkdtempSync(path.join(tmpdir(), 'programs-e2e-'));
-  devnet = await startDevnet({ basePort: BASE_PORT, dataDir, activityMs: 2_000_000_000 });
+  devnet = await startDevnet({ basePort: BASE_PORT, dataDir, activityMs: 0 });
   svc = await startTestService({
     chains: devnet.chains,
     env: { TRUST_PROXY: '1', INDEXER: 'embedded', INDEXER_POLL_MS: '100', ROLLUP_REFRESH_MS: '300' },

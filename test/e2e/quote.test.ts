@@ -133,7 +133,7 @@ async function send(from: Address, to: Address, data: Hex) {
 beforeAll(async () => {
   dataDir = mkdtempSync(path.join(tmpdir(), 'quote-e2e-'));
   // The activity bot must not move the pools between a quote and the swap that checks it.
-  devnet = await startDevnet({ basePort: BASE_PORT, dataDir, activityMs: 2_000_000_000 });
+  devnet = await startDevnet({ basePort: BASE_PORT, dataDir, activityMs: 0 });
   base = devnet.chains.find((c) => c.key === 'base')!;
   hanging = net.createServer((socket) => {
     hangingSockets.add(socket);

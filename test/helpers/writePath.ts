@@ -78,7 +78,7 @@ export async function startWritePath(options: {
     for (const part of started.splice(0).reverse()) await part();
   };
   try {
-    const devnet = await startDevnet({ basePort: options.basePort, dataDir, activityMs: 2_000_000_000 });
+    const devnet = await startDevnet({ basePort: options.basePort, dataDir, activityMs: 0 });
     started.push(() => devnet.stop());
     const base = devnet.chains.find((c) => c.key === 'base')!;
     const proxy = await startRpcProxy({ port: options.proxyPort, mode: 'forward', target: base.rpcUrl });
