@@ -22,7 +22,7 @@
  * database with a roll-up written), logging at info to a pipe this process drains.
  *   BENCH_SECONDS (5), BENCH_ROUNDS (3), BENCH_CONNECTIONS (20); BENCH_REDIS=1: limiter and cache in
  *   the machine's Redis (default: in memory, where the additions are the larger share of a request);
- *   BENCH_PROBE=1: also a server per switch with only that one off (what each addition costs), and a
+ *   BENCH_PROBE=1: also a server per switch (COMPRESSION too) with only that one off (what each costs), and a
  *   second server with all of them off (`off, again`: the A/A pair, what the method reads of no change);
  *   BENCH_VARIANTS=off again: only the variants named (their names without the comma), off and on.
  * Writes bench/results/extras.json.
@@ -149,7 +149,7 @@ try {
     const again = await startServer({ ...common, ...OFF });
     children.push(again.child);
     variants.push({ name: 'off, again', url: again.url, pid: again.child.pid!, headers: { origin: ORIGIN } });
-    for (const name of ['CORS', 'HTTP_CACHE', 'ACCESS_LOG'] as const) {
+    for (const name of ['CORS', 'HTTP_CACHE', 'ACCESS_LOG', 'COMPRESSION'] as const) {
       const probe = await startServer({ ...common, [name]: 'off' });
       children.push(probe.child);
       variants.push({
