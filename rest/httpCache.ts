@@ -213,15 +213,19 @@ export class HttpCache {
   }
 }
 
-/** One HttpCache per REST path with a policy; none at all with HTTP_CACHE=off. */
+/**
+ * One HttpCache per REST path with a policy. HTTP_CACHE=off leaves the public reads without any (no
+ * Cache-Control, ETag or 304), but /v1 keeps its `no-store`: a key's prepared transactions and
+ * positions are never for a cache to keep, whatever the reads' caching.
+ */
 export function httpCaches(
   paths: Iterable<string>,
   config: Config,
   sources: CacheSources,
 ): Map<string, HttpCache> {
   const caches = new Map<string, HttpCache>();
-  if (!config.httpCache) return caches;
   for (const path of paths) {
+    if (!config.httpCache && !path.startsWith('/v1/')) continue;
     const policy = cachePolicy(path, config, sources);
     if (policy)
       caches.set(path, new HttpCache(policy, config.compression ? config.compressionMinBytes : null));

@@ -173,13 +173,19 @@ describe('/v1', () => {
 });
 
 describe('CORS=off HTTP_CACHE=off COMPRESSION=off', () => {
-  it('no CORS, no preflight, no caching headers, no compression', async () => {
+  it('no CORS, no preflight, no caching headers on the reads (/v1 stays no-store), no compression', async () => {
     const stats = await call('GET', '/api/stats', { origin: APP }, off);
     expect(stats.status).toBe(200);
     expect(stats.headers['access-control-allow-origin']).toBeUndefined();
     expect(stats.headers.etag).toBeUndefined();
     expect(stats.headers['cache-control']).toBeUndefined();
     expect((await call('OPTIONS', '/api/stats', { origin: APP }, off)).status).toBe(405);
+    // /v1 keeps its no-store: the reads' caching is off, not the key's answers' protection.
+    const offKey = (await off.createKey({ environment: 'TEST' })).key;
+    const positions = await call('GET', '/v1/positions', { authorization: `Bearer ${offKey}` }, off);
+    expect(positions.status).toBe(200);
+    expect(positions.headers['cache-control']).toBe('no-store');
+    expect(positions.headers.etag).toBeUndefined();
     // (/openapi.json keeps a gzip copy of its own: br is the middleware's.)
     const doc = await call('GET', '/openapi.json', { 'accept-encoding': 'br' }, off);
     expect(doc.body.length).toBeGreaterThan(1024);
