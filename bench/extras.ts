@@ -212,33 +212,40 @@ try {
       );
     }
   }
+  type Variant = (typeof variants)[number];
+  /**
+   * Each variant loaded beside off in the same seconds (`drive` runs one's load), `rounds` times: the
+   * server CPU µs per request of each, and the variant's ratio to off per round.
+   */
+  const besideOff = async (label: string, rounds: number, drive: (v: Variant) => Promise<LoadResult>) => {
+    const cpu: Record<string, number[]> = {};
+    const ratio: Record<string, number[]> = {};
+    const cpuAt = async (v: Variant) => {
+      const before = cpuMs(v.pid);
+      const result = await drive(v);
+      return { result, perRequest: ((cpuMs(v.pid) - before) / Math.max(1, result.total ?? 0)) * 1000 };
+    };
+    for (let round = 1; round <= rounds; round++) {
+      for (const v of variants.slice(1)) {
+        const [base, here] = await Promise.all([cpuAt(variants[0]!), cpuAt(v)]);
+        cpu[v.name] = [...(cpu[v.name] ?? []), here.perRequest];
+        cpu.off = [...(cpu.off ?? []), base.perRequest];
+        ratio[v.name] = [...(ratio[v.name] ?? []), here.perRequest / base.perRequest];
+        const failed = here.result.non2xx + here.result.errors + base.result.non2xx + base.result.errors;
+        console.log(
+          `${label} round ${round}: ${v.name} ${here.perRequest.toFixed(1)} µs CPU/req (${here.result.requestsPerSec} req/s) beside off ${base.perRequest.toFixed(1)} (${base.result.requestsPerSec} req/s): ${(here.perRequest / base.perRequest).toFixed(3)}×${failed > 0 ? ` (${failed} failed)` : ''}`,
+        );
+      }
+    }
+    return { cpu, ratio };
+  };
   // The closed loop again, each variant side by side with off: both servers at their peak in the same
   // seconds (a load generator each), so that what the host does to this VM's cores in that round falls
   // on both. Run one after the other, the same server's CPU per request moved by half from one 5 s
   // round to the next (94 to 142 µs for off in one run), more than the additions cost.
-  const peakRatio: Record<string, number[]> = {};
-  const peakCpu: Record<string, number[]> = {};
-  const cpuAtPeak = async (v: (typeof variants)[number]) => {
-    const before = cpuMs(v.pid);
-    const result = await load(v.name, `${v.url}/api/stats`, {
-      headers: v.headers,
-      connections: CONNECTIONS,
-      duration: SECONDS,
-    });
-    return { result, perRequest: ((cpuMs(v.pid) - before) / Math.max(1, result.total ?? 0)) * 1000 };
-  };
-  for (let round = 1; round <= ROUNDS; round++) {
-    for (const v of variants.slice(1)) {
-      const [base, here] = await Promise.all([cpuAtPeak(variants[0]!), cpuAtPeak(v)]);
-      peakCpu[v.name] = [...(peakCpu[v.name] ?? []), here.perRequest];
-      peakCpu.off = [...(peakCpu.off ?? []), base.perRequest];
-      peakRatio[v.name] = [...(peakRatio[v.name] ?? []), here.perRequest / base.perRequest];
-      const failed = here.result.non2xx + here.result.errors + base.result.non2xx + base.result.errors;
-      console.log(
-        `peak round ${round}: ${v.name} ${here.perRequest.toFixed(1)} µs CPU/req (${here.result.requestsPerSec} req/s) beside off ${base.perRequest.toFixed(1)} (${base.result.requestsPerSec} req/s): ${(here.perRequest / base.perRequest).toFixed(3)}×${failed > 0 ? ` (${failed} failed)` : ''}`,
-      );
-    }
-  }
+  const { cpu: peakCpu, ratio: peakRatio } = await besideOff('peak', ROUNDS, (v) =>
+    load(v.name, `${v.url}/api/stats`, { headers: v.headers, connections: CONNECTIONS, duration: SECONDS }),
+  );
   // The same requests at one fixed rate (open loop, evenly paced), each variant side by side with
   // off: both servers take the same load at the same time, so whatever else the machine does in that
   // round (the host's scheduling of this VM's cores moved a server's CPU per request by ±30% from one
@@ -247,29 +254,9 @@ try {
   // (and so the CPU a request costs) then follows its speed.
   const offPeak = median(samples.off!.map((r) => r.requestsPerSec));
   const rate = Number(process.env.BENCH_PACED_RATE ?? Math.round((offPeak * 0.25) / 100) * 100);
-  const offVariant = variants[0]!;
-  const pacedCpu: Record<string, number[]> = {};
-  const pacedRatio: Record<string, number[]> = {};
-  const cpuAt = async (v: (typeof variants)[number]) => {
-    const before = cpuMs(v.pid);
-    const result = await pacedApart(v.name, v.url, ['/api/stats'], rate, SECONDS, { headers: v.headers });
-    return {
-      result,
-      perRequest: ((cpuMs(v.pid) - before) / Math.max(1, result.total ?? 0)) * 1000,
-    };
-  };
-  for (let round = 1; round <= PACED_ROUNDS; round++) {
-    for (const v of variants.slice(1)) {
-      const [base, here] = await Promise.all([cpuAt(offVariant), cpuAt(v)]);
-      pacedCpu[v.name] = [...(pacedCpu[v.name] ?? []), here.perRequest];
-      pacedCpu.off = [...(pacedCpu.off ?? []), base.perRequest];
-      pacedRatio[v.name] = [...(pacedRatio[v.name] ?? []), here.perRequest / base.perRequest];
-      const failed = here.result.non2xx + here.result.errors + base.result.non2xx + base.result.errors;
-      console.log(
-        `paced round ${round}: ${v.name} ${here.perRequest.toFixed(1)} µs CPU/req beside off ${base.perRequest.toFixed(1)} (${(here.perRequest / base.perRequest).toFixed(3)}×), ${rate} req/s each${failed > 0 ? ` (${failed} failed)` : ''}`,
-      );
-    }
-  }
+  const { cpu: pacedCpu, ratio: pacedRatio } = await besideOff('paced', PACED_ROUNDS, (v) =>
+    pacedApart(v.name, v.url, ['/api/stats'], rate, SECONDS, { headers: v.headers }),
+  );
   const offRuns = samples.off!;
   const table = variants.map((v) => {
     const runs = samples[v.name]!;
