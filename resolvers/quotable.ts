@@ -20,7 +20,7 @@ import type { QuoteDirection, QuoteToken } from './quote.js';
 import { type FeeStep, feeSteps } from './quoteFees.js';
 
 /** The pair quotes are simulated for, by symbol of the chain's registry (addresses come from there). */
-export const QUOTABLE_SYMBOLS = ['USDC', 'USDT'] as const;
+const QUOTABLE_SYMBOLS = ['USDC', 'USDT'] as const;
 
 /** What a quote reads of a catalogue row (the catalogue's `strategiesByHash` loader gives more). */
 type QuoteStrategyRow = Pick<
@@ -50,7 +50,7 @@ function same(a: string | null | undefined, b: string | null | undefined): boole
 }
 
 /** The two registry tokens of the strategy, or a 422 saying why it is not simulated (status aside). */
-export function quotableTokens(
+function quotableTokens(
   chain: ChainConfig,
   row: QuoteStrategyRow,
   tokenOf: (s: string) => TokenConfig | undefined,
