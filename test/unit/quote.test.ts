@@ -35,19 +35,21 @@ function program(flatFee1e9: number): Hex {
   ]);
 }
 
+/** One strategy and direction, as the templates are built for. */
+const params = {
+  order: {
+    maker: '0x00000000000000000000000000000000000000b1' as Address,
+    traits: AQUA_TRAITS,
+    data: program(3000),
+  },
+  strategyHash: `0x${'cd'.repeat(32)}` as Hex,
+  tokenIn: '0x00000000000000000000000000000000000000c1' as Address,
+  tokenOut: '0x00000000000000000000000000000000000000c2' as Address,
+  takerTraits: exactInTakerTraits(),
+};
+
 describe('simulation calldata', () => {
   it('the template gives the same bytes as a full encoding, for any amount', () => {
-    const params = {
-      order: {
-        maker: '0x00000000000000000000000000000000000000b1' as Address,
-        traits: AQUA_TRAITS,
-        data: program(3000),
-      },
-      strategyHash: `0x${'cd'.repeat(32)}` as Hex,
-      tokenIn: '0x00000000000000000000000000000000000000c1' as Address,
-      tokenOut: '0x00000000000000000000000000000000000000c2' as Address,
-      takerTraits: exactInTakerTraits(),
-    };
     const template = simulationTemplate(chain, params);
     for (const amount of [1n, 1_000_000n, 123_456_789_012_345n, (1n << 256n) - 1n]) {
       expect(template(amount)).toBe(simulationCalldata(chain, { ...params, amount }));
@@ -56,14 +58,14 @@ describe('simulation calldata', () => {
   });
 
   it("a swap's template gives the same bytes as a full encoding, for any amount and taker", () => {
-    const template = swapSimulationTemplate(chain, swapParams);
+    const template = swapSimulationTemplate(chain, params);
     fc.assert(
       fc.property(
         fc.bigInt({ min: 1n, max: (1n << 256n) - 1n }),
         fc.uint8Array({ minLength: 20, maxLength: 20 }),
         (amount, bytes) => {
           const taker = getAddress(`0x${Buffer.from(bytes).toString('hex')}`);
-          const full = simulationCalldata(chain, { ...swapParams, amount, taker });
+          const full = simulationCalldata(chain, { ...params, amount, taker });
           expect(template(amount, taker)).toBe(full);
           expect(template(amount, taker.toLowerCase() as Address)).toBe(full);
         },
@@ -72,23 +74,11 @@ describe('simulation calldata', () => {
     );
     // The taker's legs are there: not the quote's calldata.
     const taker = '0x00000000000000000000000000000000000000d1' as Address;
-    expect(template(5n, taker)).not.toBe(simulationTemplate(chain, swapParams)(5n));
+    expect(template(5n, taker)).not.toBe(simulationTemplate(chain, params)(5n));
     expect(() => template(5n, '0x1234' as Address)).toThrow(RangeError);
     expect(() => template(-1n, taker)).toThrow(RangeError);
   });
 });
-
-const swapParams = {
-  order: {
-    maker: '0x00000000000000000000000000000000000000b1' as Address,
-    traits: AQUA_TRAITS,
-    data: program(3000),
-  },
-  strategyHash: `0x${'ab'.repeat(32)}` as Hex,
-  tokenIn: '0x00000000000000000000000000000000000000c2' as Address,
-  tokenOut: '0x00000000000000000000000000000000000000c1' as Address,
-  takerTraits: exactInTakerTraits(),
-};
 
 describe('programFees', () => {
   it('matches the router arithmetic of PROTOCOL.md (protocol fee down, maker fee up)', () => {
