@@ -12,6 +12,7 @@ import { Metrics } from './lib/metrics.js';
 import { GuardedRedis } from './lib/redisBreaker.js';
 import type { Services } from './lib/services.js';
 import { type PartStatus, partsDown, type Supervised, supervise } from './lib/supervisor.js';
+import { startApiKeyCache } from './resolvers/apiKeyCache.js';
 import { createApp } from './rest/app.js';
 import { mountDocs } from './rest/docs.js';
 import { drainable } from './rest/drain.js';
@@ -95,6 +96,9 @@ export async function startService(config: Config, options: ServiceOptions = {})
     events.start();
     stops.push(() => events.stop());
     metrics.trackEventStreams(() => events.size);
+    // The keys this process authenticated with, forgotten on every change's notice (one more LISTEN).
+    const apiKeys = startApiKeyCache(db, databaseUrl, logger.child({ component: 'api-keys' }));
+    stops.push(() => apiKeys.stop());
     const analyticsDb = createAnalyticsDb(databaseUrl, config.analyticsStatementTimeoutMs);
     stops.push(() => analyticsDb.end());
 
@@ -166,6 +170,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
       registry,
       clients,
       metrics,
+      apiKeys: apiKeys.cache,
       events,
     };
     const limits = new RateLimits(redis, config.redisPrefix);

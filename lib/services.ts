@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { ChainClients } from '../chain/clients.js';
 import type { ChainRegistry } from '../chain/registry.js';
+import type { ApiKeyCache } from '../resolvers/apiKeyCache.js';
 import type { CatalogueEventHub } from '../rest/eventHub.js';
 import type { Db } from '../store/db.js';
 import type { Config } from './config.js';
@@ -22,6 +23,11 @@ export interface Services {
   clients: ChainClients;
   /** Prometheus metrics of this instance (GET /metrics); absent where nothing serves them. */
   metrics?: Metrics;
+  /**
+   * The api_keys rows this process authenticated with, kept until a change is announced
+   * (resolvers/apiKeyCache.ts); absent (tools, tests of other parts): every look-up reads the store.
+   */
+  apiKeys?: ApiKeyCache;
   /** The live stream of GET /api/events; absent where nothing serves it (tools, benches). */
   events?: CatalogueEventHub;
 }

@@ -1,5 +1,6 @@
 import { createHash, randomInt, timingSafeEqual } from 'node:crypto';
 import { ApiError } from '../lib/errors.js';
+import type { Services } from '../lib/services.js';
 import { BUCKET_LIMITS } from '../rest/buckets.js';
 import { type ApiKeyRow, findApiKey, insertApiKey, listApiKeys, revokeApiKey } from '../store/apiKeys.js';
 import type { Db } from '../store/db.js';
@@ -116,7 +117,15 @@ export async function createKey(db: Db, input: CreateKeyInput): Promise<CreatedK
   };
 }
 
-export const revokeKey = (db: Db, keyId: string): Promise<boolean> => revokeApiKey(db, keyId);
+/**
+ * Revokes a key. This process forgets its row before answering (the others when the change notice
+ * reaches them: resolvers/apiKeyCache.ts), so the key's next request here is refused.
+ */
+export async function revokeKey(services: Pick<Services, 'db' | 'apiKeys'>, keyId: string): Promise<boolean> {
+  const revoked = await revokeApiKey(services.db, keyId);
+  services.apiKeys?.forget(keyId);
+  return revoked;
+}
 
 export const listKeys = (db: Db): Promise<ApiKeyRow[]> => listApiKeys(db);
 
@@ -145,12 +154,15 @@ const DUMMY_HASH = hashSecret('not-a-secret-but-the-same-amount-of-work');
  * Resolves `Authorization: Bearer <key>` to a key. Missing, malformed, unknown, revoked and
  * wrong-secret keys all end in the same UNAUTHORIZED error.
  */
-export async function authenticate(db: Db, authorization: string | undefined): Promise<AuthenticatedKey> {
+export async function authenticate(
+  services: Pick<Services, 'db' | 'apiKeys'>,
+  authorization: string | undefined,
+): Promise<AuthenticatedKey> {
   const unauthorized = new ApiError('UNAUTHORIZED', UNAUTHORIZED_MESSAGE);
   const parts = parseBearer(authorization);
   if (!parts) throw unauthorized;
   const { environment, keyId, secret } = parts;
-  const row = await findApiKey(db, keyId);
+  const row = await (services.apiKeys ? services.apiKeys.find(keyId) : findApiKey(services.db, keyId));
   const expected = row?.secret_hash ?? DUMMY_HASH;
   const matches = timingSafeEqual(hashSecret(secret), expected);
   if (!row || !matches || row.revoked_at !== null || row.environment !== environment) throw unauthorized;

@@ -118,7 +118,7 @@ export function keyGuard(
       return;
     }
     try {
-      const key = await authenticate(services.db, req.headers.authorization);
+      const key = await authenticate(services, req.headers.authorization);
       res.locals.apiKey = key;
       res.locals.bucketSubject = keySubject(bucket, key.keyId, keyLimits.remember(key));
     } catch (error) {
@@ -139,7 +139,7 @@ export function keyGuard(
       // The key's window had just reset between the look-ahead and the count: look the key up now.
       const key: Promise<AuthenticatedKey> = res.locals.apiKey
         ? Promise.resolve(res.locals.apiKey as AuthenticatedKey)
-        : authenticate(services.db, req.headers.authorization);
+        : authenticate(services, req.headers.authorization);
       key
         .then((found) => {
           res.locals.apiKey = found;

@@ -130,7 +130,7 @@ builder.mutationFields((t) => ({
     args: { keyId: t.arg.string({ required: true, description: 'The public id of the key.' }) },
     resolve: (_root, { keyId }, ctx) => {
       requireKeyAdmin(ctx);
-      return revokeKey(ctx.services.db, keyId);
+      return revokeKey(ctx.services, keyId);
     },
   }),
 }));

@@ -144,7 +144,7 @@ async function run(): Promise<void> {
         );
       }
     } else {
-      console.log((await revokeKey(store.db, arg!)) ? `revoked ${arg}` : `no active key ${arg}`);
+      console.log((await revokeKey({ db: store.db }, arg!)) ? `revoked ${arg}` : `no active key ${arg}`);
     }
   } catch (error) {
     // A refused input (ApiError) says what to change; anything else is the store failing mid-way.

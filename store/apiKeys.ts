@@ -73,3 +73,6 @@ export async function anyKeyAllowsOrigin(db: Db, origin: string): Promise<boolea
   );
   return rows[0]?.listed === true;
 }
+
+/** Where every change to a key's row is announced, with its key_id (migration 016). */
+export const API_KEY_CHANGES_CHANNEL = 'api_key_changes';

@@ -6,8 +6,8 @@ const RETRY_FIRST_MS = 250;
 const RETRY_MAX_MS = 5_000;
 
 export interface ListenHandlers {
-  /** A NOTIFY on the channel arrived. */
-  notified(): void;
+  /** A NOTIFY on the channel arrived, with its payload ('' when it has none). */
+  notified(payload: string): void;
   /**
    * The connection listens (first time or again after a loss): notifications sent while it was away
    * are lost, so the caller reads what it may have missed.
@@ -66,7 +66,7 @@ export class PgListener {
     client.on('error', onLost);
     client.on('end', () => onLost());
     client.on('notification', (message) => {
-      if (message.channel === this.channel) this.handlers.notified();
+      if (message.channel === this.channel) this.handlers.notified(message.payload ?? '');
     });
     try {
       await client.connect();
