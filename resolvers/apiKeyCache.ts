@@ -3,7 +3,11 @@ import { API_KEY_CHANGES_CHANNEL, type ApiKeyRow, findApiKey } from '../store/ap
 import type { Db } from '../store/db.js';
 import { PgListener } from '../store/listen.js';
 
-/** Longest a row is kept, in case the LISTEN connection died without its socket saying so. */
+/**
+ * Longest a row is kept (from when its read returned): the bound on a change no notice announces (a
+ * LISTEN connection that died without its socket saying so, a pooler in transaction mode that accepts
+ * LISTEN and delivers nothing, TRUNCATE or a replica-mode session, which row triggers do not see).
+ */
 export const KEY_ROW_TTL_MS = 10_000;
 /** Most rows a process keeps (bounded: only keys that authenticated are kept, unknown ids never). */
 const MAX_ROWS = 10_000;
@@ -23,15 +27,18 @@ interface Kept {
  * trip (issue 22: the key look-up was one of a swap's two round trips, and its only SQL). A kept row
  * can never outlive a change to it that this process could know of:
  *
- * - every change to a row, by any writer (the revokeApiKey mutation, `npm run keys`, plain SQL), is
- *   announced by a trigger on `api_key_changes` (migration 016), and the row is forgotten when the
+ * - every UPDATE or DELETE of a row, by any writer (the revokeApiKey mutation, `npm run keys`, plain
+ *   SQL), is announced by a trigger on `api_key_changes` (migration 016), and the row is forgotten when the
  *   notice arrives: a revocation is refused by every process within one NOTIFY's delivery, and at
  *   once by the process that revoked it (`forget`, before the mutation answers);
  * - rows are used and kept only while the LISTEN connection is up; it is emptied when the connection
  *   comes back (notices sent while it was down are lost);
  * - a look-up that was running when any notice arrived does not keep what it read (`generation`): its
  *   snapshot may predate the change;
- * - a row is kept 10 s at most, the bound on a change missed by a connection that died silently.
+ * - a row is kept 10 s at most (KEY_ROW_TTL_MS), the bound on a change no notice announces.
+ *
+ * A key id used in the last 10 s is answered without a round trip where an unknown one costs one: the
+ * difference tells only that an id is in use, and ids are the public part of a key.
  *
  * Unknown key ids are never kept: a made-up key costs its look-up (keyGuard's window of failed
  * attempts bounds those), and a key created a moment ago is found at once.

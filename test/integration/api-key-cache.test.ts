@@ -7,7 +7,9 @@
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KEY_ROW_TTL_MS } from '../../resolvers/apiKeyCache.js';
+import { ApiKeyCache, KEY_ROW_TTL_MS } from '../../resolvers/apiKeyCache.js';
+import { authenticate, revokeKey } from '../../resolvers/apiKeys.js';
+import { findApiKey } from '../../store/apiKeys.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
 let svc: TestService;
@@ -76,6 +78,25 @@ describe('the key cache', () => {
     expect(await status(key)).toBe(404);
     await svc.graphql('mutation($id: String!) { revokeApiKey(keyId: $id) }', { id: keyId });
     expect(await status(key)).toBe(401);
+  });
+
+  it('forgets a key whose row is deleted elsewhere', async () => {
+    const { key, keyId } = await svc.createKey({ environment: 'TEST' });
+    expect(await status(key)).toBe(404);
+    await elsewhere.query('DELETE FROM api_keys WHERE key_id = $1', [keyId]);
+    const took = await until('the deleted key is refused', async () => (await status(key)) === 401);
+    expect(took).toBeLessThan(KEY_ROW_TTL_MS / 2);
+  });
+
+  it('revokeApiKey forgets the row in its own process before it answers, notice or not', async () => {
+    const { key, keyId } = await svc.createKey({ environment: 'TEST' });
+    // A cache no notice reaches (its feed says it is up): only the revocation's own forget can empty it.
+    const deaf = new ApiKeyCache({ connected: true }, (id) => findApiKey(svc.services.db, id));
+    const services = { db: svc.services.db, apiKeys: deaf };
+    expect((await authenticate(services, `Bearer ${key}`)).keyId).toBe(keyId);
+    expect(deaf.size).toBe(1);
+    expect(await revokeKey(services, keyId)).toBe(true);
+    await expect(authenticate(services, `Bearer ${key}`)).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
   });
 
   it('reads the store for every request while the feed is lost, and keeps rows again once it is back', async () => {
