@@ -26,6 +26,7 @@
  *   npm run bench            BENCH_SECONDS (5) per run, BENCH_ROUNDS (3), BENCH_CONNECTIONS (20)
  *   BENCH_ONLY=stats,badge   a subset of the targets (stats, badge, strategies, prepare, swap, dock)
  *   BENCH_CPU_PROF=dir       the service runs with --cpu-prof, profiles written to dir on exit
+ *   BENCH_NODE_FLAGS='…'     more node / V8 flags for the service (e.g. --perf-basic-prof for `perf`)
  * Ports 19740-19749. Prints a table and writes bench/results/all.json (all-partial.json with BENCH_ONLY).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -125,7 +126,12 @@ try {
       METRICS_TOKEN,
       LOG_LEVEL: 'info',
     },
-    { nodeArgs: profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [] },
+    {
+      nodeArgs: [
+        ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
+        ...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean),
+      ],
+    },
   );
   const running = service;
   stops.push(() => running.stop());
@@ -325,7 +331,7 @@ try {
           );
           samples[server.name] = [...(samples[server.name] ?? []), result];
           console.log(
-            `${target.key} round ${round}: ${server.name} ${result.requestsPerSec} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms${result.non2xx + result.errors > 0 ? ` (non2xx ${result.non2xx}, errors ${result.errors})` : ''}`,
+            `${target.key} round ${round}: ${server.name} ${result.requestsPerSec} req/s, ${result.cpuMsPerRequest.server} ms CPU/req, p50 ${result.p50} ms, p99 ${result.p99} ms${result.non2xx + result.errors > 0 ? ` (non2xx ${result.non2xx}, errors ${result.errors})` : ''}`,
           );
         }
       }
