@@ -1,5 +1,6 @@
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
-import { type DocumentNode, execute, type GraphQLSchema, parse, validate } from 'graphql';
+import { type GraphQLSchema, parse, validate } from 'graphql';
+import { type CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
 import { ApiError, isApiError, withParameterNames } from '../lib/errors.js';
 import type { GraphQLContext } from '../schema/context.js';
 import { type EnumPlan, enumPlanOf, toGraphQLVariables, toInternalValues } from './enumPlan.js';
@@ -9,19 +10,26 @@ type Persisted<R, V> = TypedDocumentNode<R, V> & { __meta__?: { hash?: string } 
 
 /**
  * Runs the REST facade's persisted operations in-process. Only documents of the codegen manifest can
- * run: each is parsed and validated against the schema once, then looked up by its hash. Enum values
+ * run: each is parsed, validated against the schema and compiled (graphql-jit) once, then looked up by
+ * its hash. Compiled, an operation runs its resolvers without graphql-js's walk of the document per
+ * request (field collection, argument and variable coercion, completion of every field by type): a
+ * prepare's ~150 fields cost ~8% of its CPU that way (bench/results/RESULTS.md, eighth pass). Only the
+ * manifest's documents are compiled, never a client's text; /graphql keeps graphql-js. Enum values
  * cross in the REST spelling (rest/enumPlan.ts): variables are translated to the graph's names, results
  * back, as the codegen types say (rest/generated/enum-values.json).
  */
 export class PersistedOperations {
-  private readonly documents = new Map<string, { document: DocumentNode; enums: EnumPlan }>();
+  private readonly documents = new Map<string, { compiled: CompiledQuery; enums: EnumPlan }>();
 
-  constructor(private readonly schema: GraphQLSchema) {
+  constructor(schema: GraphQLSchema) {
     for (const [hash, source] of Object.entries(manifest as Record<string, string>)) {
       const document = parse(source);
       const errors = validate(schema, document);
       if (errors.length > 0) throw new Error(`persisted operation ${hash} is invalid: ${errors[0]?.message}`);
-      this.documents.set(hash, { document, enums: enumPlanOf(schema, document) });
+      const compiled = compileQuery(schema, document);
+      if (!isCompiledQuery(compiled))
+        throw new Error(`persisted operation ${hash} does not compile: ${compiled.errors?.[0]?.message}`);
+      this.documents.set(hash, { compiled, enums: enumPlanOf(schema, document) });
     }
   }
 
@@ -38,12 +46,11 @@ export class PersistedOperations {
     const hash = operation.__meta__?.hash;
     const persisted = hash ? this.documents.get(hash) : undefined;
     if (!persisted) throw new Error(`operation ${hash ?? '(no hash)'} is not in the persisted manifest`);
-    const result = await execute({
-      schema: this.schema,
-      document: persisted.document,
-      variableValues: toGraphQLVariables(persisted.enums, variables),
-      contextValue: context,
-    });
+    const result = await persisted.compiled.query(
+      undefined,
+      context,
+      toGraphQLVariables(persisted.enums, variables),
+    );
     if (result.errors && result.errors.length > 0)
       throw withParameterNames(toApiError(result.errors), parameters);
     toInternalValues(persisted.enums.output, result.data);
