@@ -1,6 +1,6 @@
 /** The preflight of a prepared position (SPEC §2.5): checks and the client-fixable issues. */
 import { type Address, checksumAddress, getAddress, type Hex, zeroAddress } from 'viem';
-import { AQUA_TRAITS, decodeStrategy, isPlainAquaOrder, strategyHashOf } from '../../chain/order.js';
+import { AQUA_TRAITS, decodeStrategy, isPlainAquaOrder } from '../../chain/order.js';
 import { addressArg, decodeProgram, PROTOCOL_FEE_1E9, uintArg } from '../../chain/program.js';
 import type { TokenConfig } from '../../lib/config.js';
 import type { PositionOrder } from './order.js';
@@ -61,11 +61,13 @@ function programProblems(program: Hex, feeReceiver: string, makerFee1e9: number)
   return problems;
 }
 
-/** Decodes our own strategy bytes back and checks the fee wiring PROTOCOL.md prescribes. */
+/**
+ * Decodes our own strategy bytes back and checks the fee wiring PROTOCOL.md prescribes. The hash is not
+ * recomputed here: `buildPositionOrder` took it of these very bytes a moment before (a second keccak of
+ * the strategy was ~1% of a prepare's CPU and could not disagree).
+ */
 function feesWiringCheck(order: PositionOrder, wallet: Address, feeReceiver: string): PreflightCheck {
   const problems = orderProblems(decodeStrategy(order.strategy), wallet, order.program);
-  if (strategyHashOf(order.strategy) !== order.strategyHash)
-    problems.push('strategyHash is not keccak256(strategy)');
   problems.push(...programProblems(order.program, feeReceiver, order.makerFee1e9));
   if (problems.length > 0) return { name: 'fees_wiring', ok: false, detail: problems.join('; ') };
   return {
