@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { type Address, getAddress, type Hex, parseAbi, parseEventLogs } from 'viem';
+import { type Abi, type Address, getAddress, type Hex, parseAbi, parseEventLogs } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { aquaAbi, erc20Abi, routerAbi } from '../../chain/abi.js';
 import {
@@ -20,6 +20,8 @@ import type { Devnet } from '../../devnet/devnet.js';
 import { spawnDevnet } from '../../devnet/process.js';
 import { type ChainConfig, readChainsFile } from '../../lib/chains.js';
 import { ApiError } from '../../lib/errors.js';
+import { Metrics } from '../../lib/metrics.js';
+import { type ContractRead, createMulticallLoader } from '../../loaders/multicall.js';
 import { testPort } from '../helpers/ports.js';
 
 const BASE_PORT = testPort(18745);
@@ -278,6 +280,95 @@ describe('devnet', () => {
       .catch((e: unknown) => e);
     expect(reverted).toBeInstanceOf(Error);
     expect(classifyRpcError(reverted)).toBeNull();
+  });
+
+  it('batches view calls into one aggregate3 per chain and answers them as viem.multicall does', async () => {
+    const base = registry.require('base');
+    const usdc = registry.token('base', 'usdc')!;
+    const aqua = base.aqua as Address;
+    const reads: ContractRead[] = [
+      {
+        chain: 'base',
+        address: usdc.address as Address,
+        abi: erc20Abi as Abi,
+        functionName: 'balanceOf',
+        args: [aqua],
+      },
+      {
+        chain: 'base',
+        address: usdc.address as Address,
+        abi: erc20Abi as Abi,
+        functionName: 'allowance',
+        args: [base.feeReceiver, aqua],
+      },
+      {
+        chain: 'base',
+        address: aqua,
+        abi: aquaAbi as Abi,
+        functionName: 'rawBalances',
+        args: [base.feeReceiver, base.router, `0x${'11'.repeat(32)}`, usdc.address],
+      },
+      // No code at this address: the call "succeeds" with no data.
+      {
+        chain: 'base',
+        address: `0x${'0d'.repeat(20)}`,
+        abi: erc20Abi as Abi,
+        functionName: 'balanceOf',
+        args: [aqua],
+      },
+      // Reverts: the strategy does not exist.
+      {
+        chain: 'base',
+        address: aqua,
+        abi: aquaAbi as Abi,
+        functionName: 'safeBalances',
+        args: [base.feeReceiver, base.router, `0x${'00'.repeat(32)}`, aqua, base.router],
+      },
+    ];
+    const metrics = new Metrics();
+    const counted = createChainClients(registry, { rpcTimeoutMs: 5000, metrics });
+    const rpcCalls = async () =>
+      (await metrics.registry.getSingleMetric('gateway_rpc_requests_total')!.get()).values.reduce(
+        (sum, v) => sum + v.value,
+        0,
+      );
+    await counted.get('base').getBlockNumber(); // the endpoint's first use checks its chain id
+    const before = await rpcCalls();
+    const loader = createMulticallLoader({ clients: counted });
+    const ours = await Promise.allSettled(reads.map((read) => loader.load(read)));
+    expect(await rpcCalls()).toBe(before + 1);
+    const viems = await clients.get('base').multicall({
+      contracts: reads.map(({ address, abi, functionName, args }) => ({ address, abi, functionName, args })),
+      allowFailure: true,
+      batchSize: 0,
+    });
+    expect(viems.map((v) => v.status)).toEqual(['success', 'success', 'success', 'failure', 'failure']);
+    ours.forEach((outcome, i) => {
+      const theirs = viems[i]!;
+      if (theirs.status === 'success') {
+        expect(outcome).toEqual({ status: 'fulfilled', value: theirs.result });
+        return;
+      }
+      expect(outcome.status).toBe('rejected');
+      const error = (outcome as PromiseRejectedResult).reason as Error;
+      expect(error.constructor).toBe(theirs.error.constructor);
+      expect((error.cause as Error).constructor).toBe((theirs.error.cause as Error).constructor);
+      expect(error.message).toBe(theirs.error.message);
+      expect(classifyRpcError(error)).toBeNull();
+    });
+    expect(typeof (ours[0] as PromiseFulfilledResult<bigint>).value).toBe('bigint');
+    expect((ours[2] as PromiseFulfilledResult<readonly [bigint, number]>).value).toEqual([0n, 0]);
+
+    // A dead RPC: every read of the batch fails with the round trip's error, classified as unavailable.
+    const dead = createChainClient({ ...base, rpcUrl: 'http://127.0.0.1:9' }, { rpcTimeoutMs: 1000 });
+    const deadLoader = createMulticallLoader({ clients: { get: () => dead } as unknown as typeof clients });
+    const failed = await Promise.allSettled(reads.slice(0, 2).map((read) => deadLoader.load(read)));
+    for (const outcome of failed) {
+      expect(outcome.status).toBe('rejected');
+      expect(classifyRpcError((outcome as PromiseRejectedResult).reason, 'base')).toMatchObject({
+        code: 'UPSTREAM_UNAVAILABLE',
+      });
+    }
   });
 
   it('stops every anvil it started', async () => {
