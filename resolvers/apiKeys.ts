@@ -158,14 +158,15 @@ export async function authenticate(
   services: Pick<Services, 'db' | 'apiKeys'>,
   authorization: string | undefined,
 ): Promise<AuthenticatedKey> {
-  const unauthorized = new ApiError('UNAUTHORIZED', UNAUTHORIZED_MESSAGE);
+  // Built only when thrown: an Error captures its stack when constructed, a cost every request paid.
+  const unauthorized = () => new ApiError('UNAUTHORIZED', UNAUTHORIZED_MESSAGE);
   const parts = parseBearer(authorization);
-  if (!parts) throw unauthorized;
+  if (!parts) throw unauthorized();
   const { environment, keyId, secret } = parts;
   const row = await (services.apiKeys ? services.apiKeys.find(keyId) : findApiKey(services.db, keyId));
   const expected = row?.secret_hash ?? DUMMY_HASH;
   const matches = timingSafeEqual(hashSecret(secret), expected);
-  if (!row || !matches || row.revoked_at !== null || row.environment !== environment) throw unauthorized;
+  if (!row || !matches || row.revoked_at !== null || row.environment !== environment) throw unauthorized();
   return {
     keyId: row.key_id,
     environment: row.environment,
