@@ -1,13 +1,31 @@
 /** Idempotent prepares: the salt of (key, Idempotency-Key), the request fingerprint and the replay. */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomFillSync } from 'node:crypto';
 import { keccak256, stringToBytes } from 'viem';
 import { ApiError } from '../../lib/errors.js';
 import type { PositionRow } from '../../store/positions.js';
 import type { PreparedPayload, PreparedPosition } from './types.js';
 
+/**
+ * 64 random bits from the CSPRNG, drawn from a pool filled 512 draws at a time (as node pools the
+ * bytes of randomUUID): a call into the CSPRNG per prepare was ~1.5% of its CPU.
+ */
+const randomPool = Buffer.alloc(8 * 512);
+let randomOffset = randomPool.length;
+function random64(): bigint {
+  if (randomOffset === randomPool.length) {
+    randomFillSync(randomPool);
+    randomOffset = 0;
+  }
+  const value = randomPool.readBigUInt64BE(randomOffset);
+  // A drawn value is not kept in the pool.
+  randomPool.fill(0, randomOffset, randomOffset + 8);
+  randomOffset += 8;
+  return value;
+}
+
 /** The order's salt: derived from (key, Idempotency-Key) so a repeat has the same hash; random otherwise. */
 export function positionSalt(keyId: string, idempotencyKey: string | null): bigint {
-  if (idempotencyKey === null) return BigInt(`0x${randomBytes(8).toString('hex')}`);
+  if (idempotencyKey === null) return random64();
   const digest = keccak256(stringToBytes(`aqua-position-salt\u0000${keyId}\u0000${idempotencyKey}`));
   return BigInt(digest.slice(0, 18));
 }
