@@ -28,17 +28,18 @@ const COLUMNS = `strategy_hash, key_id, idempotency_key, chain_key, chain_id, wa
 
 /**
  * Inserts a position unless one with the same (key_id, idempotency_key) — or the same strategy hash —
- * exists. Returns the row written, or null when another insert won: the caller then reads that one
- * back. One statement, so concurrent duplicates cannot both write.
+ * exists. Returns whether this call wrote it; when another insert won, the caller reads that one back.
+ * One statement, so concurrent duplicates cannot both write. Only the key comes back: the caller has
+ * the row it wrote (returning it all sent its ~5 KB payload back to be parsed again).
  */
-export async function insertPosition(db: Db, row: NewPosition): Promise<PositionRow | null> {
-  const { rows } = await query<PositionRow>(
+export async function insertPosition(db: Db, row: NewPosition): Promise<boolean> {
+  const { rows } = await query<{ strategy_hash: string }>(
     db,
     `INSERT INTO positions (strategy_hash, key_id, idempotency_key, chain_key, chain_id, wallet, token_a, token_b,
        amount_a, amount_b, maker_fee_bps, protocol_fee_bps, request_fingerprint, payload, metadata, created_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
      ON CONFLICT DO NOTHING
-     RETURNING ${COLUMNS}`,
+     RETURNING strategy_hash`,
     [
       row.strategy_hash,
       row.key_id,
@@ -58,7 +59,7 @@ export async function insertPosition(db: Db, row: NewPosition): Promise<Position
       row.created_at,
     ],
   );
-  return rows[0] ?? null;
+  return rows.length > 0;
 }
 
 export async function findPositionByIdempotencyKey(
