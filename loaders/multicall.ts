@@ -23,6 +23,9 @@ export interface ContractRead {
   args: readonly unknown[];
 }
 
+/** What the loader needs of the services: a client per chain key. */
+export type MulticallServices = Pick<Services, 'clients'>;
+
 /** A function of an ABI with its selector, as viem's encoder takes it without hashing its signature. */
 interface PreparedFunction {
   abi: readonly [AbiFunction];
@@ -82,10 +85,10 @@ function keyOf(read: ContractRead): string {
   return `${read.chain}:${read.address.toLowerCase()}:${encodedRead(read).callData}`;
 }
 
-const aggregate3 = prepareEncodeFunctionData({ abi: multicall3Abi, functionName: 'aggregate3' }) as {
-  abi: readonly [AbiFunction];
-  functionName: Hex;
-};
+const aggregate3 = prepareEncodeFunctionData({
+  abi: multicall3Abi,
+  functionName: 'aggregate3',
+}) as PreparedFunction;
 
 /**
  * The reads of one chain as ONE `aggregate3` eth_call through its Multicall3, as viem's
@@ -138,9 +141,6 @@ async function aggregate(
     }
   });
 }
-
-/** What the loader needs of the services: a client per chain key. */
-export type MulticallServices = Pick<Services, 'clients'>;
 
 /**
  * View calls batched per chain: every read loaded in the same tick goes out as ONE `aggregate3`

@@ -360,8 +360,10 @@ describe('devnet', () => {
     expect((ours[2] as PromiseFulfilledResult<readonly [bigint, number]>).value).toEqual([0n, 0]);
 
     // A dead RPC: every read of the batch fails with the round trip's error, classified as unavailable.
-    const dead = createChainClient({ ...base, rpcUrl: 'http://127.0.0.1:9' }, { rpcTimeoutMs: 1000 });
-    const deadLoader = createMulticallLoader({ clients: { get: () => dead } as unknown as typeof clients });
+    const deadClients = createChainClients(new ChainRegistry([{ ...base, rpcUrl: 'http://127.0.0.1:9' }]), {
+      rpcTimeoutMs: 1000,
+    });
+    const deadLoader = createMulticallLoader({ clients: deadClients });
     const failed = await Promise.allSettled(reads.slice(0, 2).map((read) => deadLoader.load(read)));
     for (const outcome of failed) {
       expect(outcome.status).toBe('rejected');
