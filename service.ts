@@ -27,6 +27,7 @@ import { createAnalyticsDb, createDb } from './store/db.js';
 import { type EmbeddedDatabase, startEmbeddedPostgres } from './store/embedded.js';
 import { migrate } from './store/migrate.js';
 import { readRollup } from './store/rollups.js';
+import { startMakerStrategiesCache } from './store/walletStrategies.js';
 import { mountWeb } from './web/mount.js';
 
 export interface ServiceOptions {
@@ -99,6 +100,13 @@ export async function startService(config: Config, options: ServiceOptions = {})
     // The keys this process authenticated with, forgotten on every change's notice (one more LISTEN).
     const apiKeys = startApiKeyCache(db, databaseUrl, logger.child({ component: 'api-keys' }));
     stops.push(() => apiKeys.stop());
+    // The makers' open strategies a prepare reads, forgotten on every ship, dock or rewind (one more LISTEN).
+    const makerStrategies = startMakerStrategiesCache(
+      db,
+      databaseUrl,
+      logger.child({ component: 'maker-strategies' }),
+    );
+    stops.push(() => makerStrategies.stop());
     const analyticsDb = createAnalyticsDb(databaseUrl, config.analyticsStatementTimeoutMs);
     stops.push(() => analyticsDb.end());
 
@@ -171,6 +179,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
       clients,
       metrics,
       apiKeys: apiKeys.cache,
+      makerStrategies: makerStrategies.cache,
       events,
     };
     const limits = new RateLimits(redis, config.redisPrefix);

@@ -4,6 +4,7 @@ import type { ChainRegistry } from '../chain/registry.js';
 import type { ApiKeyCache } from '../resolvers/apiKeyCache.js';
 import type { CatalogueEventHub } from '../rest/eventHub.js';
 import type { Db } from '../store/db.js';
+import type { MakerStrategiesCache } from '../store/walletStrategies.js';
 import type { Config } from './config.js';
 import type { Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
@@ -28,6 +29,11 @@ export interface Services {
    * (resolvers/apiKeyCache.ts); absent (tools, tests of other parts): every look-up reads the store.
    */
   apiKeys?: ApiKeyCache;
+  /**
+   * Makers' active strategies per chain, kept until a change is announced (store/walletStrategies.ts);
+   * absent (tools, tests of other parts): every coverage read queries the store.
+   */
+  makerStrategies?: MakerStrategiesCache;
   /** The live stream of GET /api/events; absent where nothing serves it (tools, benches). */
   events?: CatalogueEventHub;
 }

@@ -1,4 +1,6 @@
+import type { Logger } from '../lib/logger.js';
 import { type Db, query } from './db.js';
+import { type ChangeFeed, KeptRows, listenKeptRows } from './keptRows.js';
 
 /** An open strategy of a maker as the catalogue has it: what Aqua keys its balances by, and its tokens. */
 export interface WalletStrategyRow {
@@ -8,26 +10,82 @@ export interface WalletStrategyRow {
   tokens: string[];
 }
 
-/**
- * The maker's active strategies on one chain that hold at least one of `tokens` (lower-case): one
- * allowance per token serves all of them (PROTOCOL.md "Allowances, ship and dock"). Any app counts:
- * Aqua pulls from the same allowance whichever app asks.
- */
-export async function activeStrategiesOfMaker(
-  db: Db,
-  chainKey: string,
-  maker: string,
-  tokens: readonly string[],
-): Promise<WalletStrategyRow[]> {
+/** The channel of migration 017's notices: 'chain_key:maker' per (chain, maker) whose strategies changed. */
+export const MAKER_STRATEGY_CHANGES_CHANNEL = 'maker_strategy_changes';
+/** Longest a maker's strategies are kept: the bound on a change no notice announces (store/keptRows.ts). */
+export const MAKER_STRATEGIES_TTL_MS = 10_000;
+/** Most makers a process keeps. */
+const MAX_MAKERS = 10_000;
+/** A maker with more open strategies than this on a chain is read every time, not kept. */
+const MAX_KEPT_STRATEGIES = 256;
+
+/** Every active strategy of the maker on one chain, in strategy-hash order. */
+async function readActiveStrategies(db: Db, chainKey: string, maker: string): Promise<WalletStrategyRow[]> {
   const { rows } = await query<WalletStrategyRow>(
     db,
     `SELECT strategy_hash, app,
             ARRAY(SELECT lower(t->>'address') FROM jsonb_array_elements(tokens) AS t) AS tokens
        FROM strategies
       WHERE chain_key = $1 AND maker = $2 AND status = 'active'
-        AND EXISTS (SELECT 1 FROM jsonb_array_elements(tokens) AS t WHERE lower(t->>'address') = ANY($3::text[]))
       ORDER BY strategy_hash`,
-    [chainKey, maker.toLowerCase(), tokens.map((t) => t.toLowerCase())],
+    [chainKey, maker],
   );
   return rows;
+}
+
+const keyOf = (chainKey: string, maker: string) => `${chainKey}:${maker}`;
+
+/**
+ * The makers' active strategies this process has read, per (chain, maker), forgotten on the notices
+ * of migration 017's trigger (a ship, a dock, a reorg's rewind, by whichever process writes them):
+ * a prepare, a top-up or a health read of the same wallet then costs no SQL round trip (issue 22:
+ * this read was one of a prepare's two statements). Kept only while the LISTEN connection is up, at
+ * most MAKER_STRATEGIES_TTL_MS, and never for a maker with more than 256 open strategies on the chain.
+ */
+export class MakerStrategiesCache extends KeptRows<WalletStrategyRow[]> {
+  constructor(feed: ChangeFeed, db: Db, ttlMs = MAKER_STRATEGIES_TTL_MS) {
+    super(
+      feed,
+      (key) => {
+        const colon = key.indexOf(':');
+        return readActiveStrategies(db, key.slice(0, colon), key.slice(colon + 1));
+      },
+      { ttlMs, maxKeys: MAX_MAKERS, keep: (rows) => rows.length <= MAX_KEPT_STRATEGIES },
+    );
+  }
+}
+
+/** The service's cache of makers' strategies, on a LISTEN connection of its own. */
+export function startMakerStrategiesCache(
+  db: Db,
+  databaseUrl: string,
+  logger: Logger,
+): { cache: MakerStrategiesCache; stop(): Promise<void> } {
+  return listenKeptRows(
+    databaseUrl,
+    MAKER_STRATEGY_CHANGES_CHANNEL,
+    logger,
+    (feed) => new MakerStrategiesCache(feed, db),
+  );
+}
+
+/**
+ * The maker's active strategies on one chain that hold at least one of `tokens` (lower-case): one
+ * allowance per token serves all of them (PROTOCOL.md "Allowances, ship and dock"). Any app counts:
+ * Aqua pulls from the same allowance whichever app asks. From `kept` when given (the service's cache),
+ * else read from the store.
+ */
+export async function activeStrategiesOfMaker(
+  db: Db,
+  chainKey: string,
+  maker: string,
+  tokens: readonly string[],
+  kept?: MakerStrategiesCache,
+): Promise<WalletStrategyRow[]> {
+  const wallet = maker.toLowerCase();
+  const all = kept
+    ? await kept.find(keyOf(chainKey, wallet))
+    : await readActiveStrategies(db, chainKey, wallet);
+  const wanted = tokens.map((t) => t.toLowerCase());
+  return all.filter((s) => s.tokens.some((t) => wanted.includes(t)));
 }

@@ -2,8 +2,9 @@
  * Coverage of a wallet (PROTOCOL.md "Allowances, ship and dock"): one allowance to Aqua per token serves
  * every strategy of the wallet, and every swap's pull uses it up. A wallet covers a token when its
  * allowance to Aqua and its balance both reach the sum of that token's live virtual balances
- * (`rawBalances`) over its active strategies. Read live: the strategies from the catalogue, then every
- * allowance, balance and virtual balance in ONE multicall round trip.
+ * (`rawBalances`) over its active strategies. Read live: the strategies from the catalogue (kept by
+ * this process until a change to them is announced: store/walletStrategies.ts), then every allowance,
+ * balance and virtual balance in ONE multicall round trip.
  */
 import type { Abi, Address, Hex } from 'viem';
 import { aquaAbi } from '../../chain/abi.js';
@@ -65,7 +66,8 @@ export async function readCoverage(
   const { chain, wallet, tokens } = params;
   const aqua = chain.aqua as Address;
   const addresses = tokens.map((t) => t.address.toLowerCase());
-  const rows = await activeStrategiesOfMaker(ctx.services.db, chain.key, wallet, addresses);
+  const { db, makerStrategies } = ctx.services;
+  const rows = await activeStrategiesOfMaker(db, chain.key, wallet, addresses, makerStrategies);
   const strategies = rows.filter((r) => r.strategy_hash !== params.own?.hash);
   if (params.own) strategies.push({ strategy_hash: params.own.hash, app: params.own.app, tokens: addresses });
   try {

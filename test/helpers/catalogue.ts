@@ -100,7 +100,15 @@ export async function insertStrategy(db: Db, s: FixtureStrategy): Promise<Stored
       a.decimals,
       b.decimals,
       pair,
-      JSON.stringify([a.address.toLowerCase(), b.address.toLowerCase()]),
+      // The indexer's shape (indexer/batch.ts TokenRef), in the order shipped.
+      JSON.stringify(
+        tokens.map((t) => ({
+          address: t.address.toLowerCase(),
+          symbol: t.symbol,
+          decimals: t.decimals,
+          amount: t === a ? '1000000000' : '2000000000',
+        })),
+      ),
       '1000000000',
       '2000000000',
       status === 'docked' ? '0' : '1000500000',
