@@ -5,17 +5,20 @@
 import type pg from 'pg';
 
 /**
- * The statement-level triggers that keep roll-ups of `strategies`: the counts of migration 004 and the
- * balances and makers of migration 014.
+ * The statement-level triggers of `strategies` that read its transition tables: the counts of migration
+ * 004, the balances and makers of migration 014, the makers' change notices of migration 017.
  */
 const COUNTING_TRIGGERS = ['insert', 'update', 'delete', 'truncate'].flatMap((op) => [
   `strategies_counts_${op}`,
   `strategies_analytics_${op}`,
+  `strategies_maker_${op}`,
 ]);
 
 export async function setCountingTriggers(client: pg.PoolClient, action: 'ENABLE' | 'DISABLE') {
   for (const trigger of COUNTING_TRIGGERS)
     await client.query(`ALTER TABLE strategies ${action} TRIGGER ${trigger}`);
+  // What the makers' notices did not say while they were off: every process forgets every maker.
+  if (action === 'ENABLE') await client.query("SELECT pg_notify('maker_strategy_changes', '')");
 }
 
 export interface IndexDef {

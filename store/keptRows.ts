@@ -11,13 +11,11 @@ interface Kept<V> {
   until: number;
 }
 
-export interface KeptRowsOptions<V> {
+export interface KeptRowsOptions {
   /** Longest a value is kept (from when its read returned): the bound on a change no notice announces. */
   ttlMs: number;
   /** Most keys kept (the oldest kept first goes). */
   maxKeys: number;
-  /** Whether a read's value is kept; default: anything but undefined. */
-  keep?: (value: V) => boolean;
 }
 
 /**
@@ -42,7 +40,7 @@ export class KeptRows<V> {
   constructor(
     private readonly feed: ChangeFeed,
     private readonly load: (key: string) => Promise<V>,
-    private readonly options: KeptRowsOptions<V>,
+    private readonly options: KeptRowsOptions,
   ) {}
 
   /** The key's value, from this process while it is valid, else from the store. */
@@ -55,8 +53,9 @@ export class KeptRows<V> {
     }
     const generation = this.generation;
     const value = await this.load(key);
-    const keep = this.options.keep ? this.options.keep(value) : value !== undefined;
-    if (keep && this.feed.connected && generation === this.generation) this.keepValue(key, value);
+    // Undefined (no such row) is never kept: a row created a moment later is found at once.
+    if (value !== undefined && this.feed.connected && generation === this.generation)
+      this.keepValue(key, value);
     return value;
   }
 

@@ -14,21 +14,47 @@ export interface WalletStrategyRow {
 export const MAKER_STRATEGY_CHANGES_CHANNEL = 'maker_strategy_changes';
 /** Longest a maker's strategies are kept: the bound on a change no notice announces (store/keptRows.ts). */
 export const MAKER_STRATEGIES_TTL_MS = 10_000;
-/** Most makers a process keeps. */
-const MAX_MAKERS = 10_000;
+/** Most makers a process keeps (with MAX_KEPT_STRATEGIES: at most 64k rows, ~10 MB). */
+const MAX_MAKERS = 1_000;
 /** A maker with more open strategies than this on a chain is read every time, not kept. */
-const MAX_KEPT_STRATEGIES = 256;
+const MAX_KEPT_STRATEGIES = 64;
 
-/** Every active strategy of the maker on one chain, in strategy-hash order. */
-async function readActiveStrategies(db: Db, chainKey: string, maker: string): Promise<WalletStrategyRow[]> {
-  const { rows } = await query<WalletStrategyRow>(
-    db,
-    `SELECT strategy_hash, app,
+/** What is kept for a maker with more open strategies on a chain than a process keeps: read them each time. */
+const MANY = 'many';
+
+const SELECT_ACTIVE = `SELECT strategy_hash, app,
             ARRAY(SELECT lower(t->>'address') FROM jsonb_array_elements(tokens) AS t) AS tokens
        FROM strategies
-      WHERE chain_key = $1 AND maker = $2 AND status = 'active'
+      WHERE chain_key = $1 AND maker = $2 AND status = 'active'`;
+
+/** Every active strategy of the maker on one chain, in strategy-hash order; `many` past `limit` of them. */
+async function readActiveStrategies(
+  db: Db,
+  chainKey: string,
+  maker: string,
+  limit: number,
+): Promise<WalletStrategyRow[] | typeof MANY> {
+  const { rows } = await query<WalletStrategyRow>(db, `${SELECT_ACTIVE} ORDER BY strategy_hash LIMIT $3`, [
+    chainKey,
+    maker,
+    limit + 1,
+  ]);
+  return rows.length > limit ? MANY : rows;
+}
+
+/** The maker's active strategies on one chain holding one of `tokens` (lower-case), in strategy-hash order. */
+async function readActiveStrategiesHolding(
+  db: Db,
+  chainKey: string,
+  maker: string,
+  tokens: readonly string[],
+): Promise<WalletStrategyRow[]> {
+  const { rows } = await query<WalletStrategyRow>(
+    db,
+    `${SELECT_ACTIVE}
+        AND EXISTS (SELECT 1 FROM jsonb_array_elements(tokens) AS t WHERE lower(t->>'address') = ANY($3::text[]))
       ORDER BY strategy_hash`,
-    [chainKey, maker],
+    [chainKey, maker, tokens],
   );
   return rows;
 }
@@ -40,17 +66,19 @@ const keyOf = (chainKey: string, maker: string) => `${chainKey}:${maker}`;
  * of migration 017's trigger (a ship, a dock, a reorg's rewind, by whichever process writes them):
  * a prepare, a top-up or a health read of the same wallet then costs no SQL round trip (issue 22:
  * this read was one of a prepare's two statements). Kept only while the LISTEN connection is up, at
- * most MAKER_STRATEGIES_TTL_MS, and never for a maker with more than 256 open strategies on the chain.
+ * most MAKER_STRATEGIES_TTL_MS. Of a maker with more than 64 open strategies on the chain only that is
+ * kept: its strategies holding the tokens asked are then read each time.
  */
-export class MakerStrategiesCache extends KeptRows<WalletStrategyRow[]> {
+export class MakerStrategiesCache extends KeptRows<WalletStrategyRow[] | typeof MANY> {
   constructor(feed: ChangeFeed, db: Db, ttlMs = MAKER_STRATEGIES_TTL_MS) {
     super(
       feed,
       (key) => {
-        const colon = key.indexOf(':');
-        return readActiveStrategies(db, key.slice(0, colon), key.slice(colon + 1));
+        // A chain key may hold a colon; an address never does.
+        const colon = key.lastIndexOf(':');
+        return readActiveStrategies(db, key.slice(0, colon), key.slice(colon + 1), MAX_KEPT_STRATEGIES);
       },
-      { ttlMs, maxKeys: MAX_MAKERS, keep: (rows) => rows.length <= MAX_KEPT_STRATEGIES },
+      { ttlMs, maxKeys: MAX_MAKERS },
     );
   }
 }
@@ -72,8 +100,8 @@ export function startMakerStrategiesCache(
 /**
  * The maker's active strategies on one chain that hold at least one of `tokens` (lower-case): one
  * allowance per token serves all of them (PROTOCOL.md "Allowances, ship and dock"). Any app counts:
- * Aqua pulls from the same allowance whichever app asks. From `kept` when given (the service's cache),
- * else read from the store.
+ * Aqua pulls from the same allowance whichever app asks. From `kept` when given and live (the
+ * service's cache), else read from the store.
  */
 export async function activeStrategiesOfMaker(
   db: Db,
@@ -83,9 +111,8 @@ export async function activeStrategiesOfMaker(
   kept?: MakerStrategiesCache,
 ): Promise<WalletStrategyRow[]> {
   const wallet = maker.toLowerCase();
-  const all = kept
-    ? await kept.find(keyOf(chainKey, wallet))
-    : await readActiveStrategies(db, chainKey, wallet);
   const wanted = tokens.map((t) => t.toLowerCase());
+  const all = kept?.live ? await kept.find(keyOf(chainKey, wallet)) : MANY;
+  if (all === MANY) return readActiveStrategiesHolding(db, chainKey, wallet, wanted);
   return all.filter((s) => s.tokens.some((t) => wanted.includes(t)));
 }

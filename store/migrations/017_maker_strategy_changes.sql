@@ -13,14 +13,19 @@ DECLARE
   k text;
 BEGIN
   IF TG_OP = 'INSERT' THEN
-    SELECT array_agg(DISTINCT chain_key || ':' || maker) INTO touched FROM new_rows;
+    SELECT array_agg(DISTINCT chain_key || ':' || lower(maker)) INTO touched FROM new_rows;
   ELSIF TG_OP = 'DELETE' THEN
-    SELECT array_agg(DISTINCT chain_key || ':' || maker) INTO touched FROM old_rows;
+    SELECT array_agg(DISTINCT chain_key || ':' || lower(maker)) INTO touched FROM old_rows;
   ELSE
-    SELECT array_agg(DISTINCT x.k) INTO touched
-      FROM old_rows o JOIN new_rows n USING (chain_key, strategy_hash)
-      CROSS JOIN LATERAL (VALUES (o.chain_key || ':' || o.maker), (n.chain_key || ':' || n.maker)) AS x(k)
-     WHERE (o.status, o.maker, o.app, o.tokens) IS DISTINCT FROM (n.status, n.maker, n.app, n.tokens);
+    -- Rows as they were and as they are that differ in what a maker's set is made of (a changed key
+    -- column included): the makers of both sides.
+    SELECT array_agg(DISTINCT d.chain_key || ':' || lower(d.maker)) INTO touched FROM (
+      (SELECT chain_key, strategy_hash, maker, app, status, tokens FROM old_rows
+       EXCEPT SELECT chain_key, strategy_hash, maker, app, status, tokens FROM new_rows)
+      UNION ALL
+      (SELECT chain_key, strategy_hash, maker, app, status, tokens FROM new_rows
+       EXCEPT SELECT chain_key, strategy_hash, maker, app, status, tokens FROM old_rows)
+    ) AS d;
   END IF;
   IF touched IS NULL THEN
     RETURN NULL;

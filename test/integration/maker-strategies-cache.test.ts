@@ -28,6 +28,8 @@ const notices: string[] = [];
 const forgotten: string[] = [];
 let makerReads = 0;
 let salt = 1n;
+/** Makers of the change cases, one each. */
+let whats = 0;
 
 const usdc = () => chain.tokens.find((t) => t.symbol === 'USDC')!.address.toLowerCase();
 const eurc = () => chain.tokens.find((t) => t.symbol === 'EURC')!.address.toLowerCase();
@@ -141,10 +143,28 @@ describe("the makers' strategies cache", () => {
         void (await elsewhere.query('DELETE FROM strategies WHERE strategy_hash = $1', [hash])),
       0,
     ],
+    [
+      'given to another maker',
+      async (hash: string) =>
+        void (await elsewhere.query('UPDATE strategies SET maker = $2 WHERE strategy_hash = $1', [
+          hash,
+          maker(0xbff),
+        ])),
+      0,
+    ],
+    [
+      're-keyed (its hash column rewritten)',
+      async (hash: string) =>
+        void (await elsewhere.query(
+          "UPDATE strategies SET strategy_hash = '0x' || repeat('ee', 32) WHERE strategy_hash = $1",
+          [hash],
+        )),
+      1,
+    ],
   ] as const)(
     'sees a strategy %s by another process as soon as the notice arrives, well before it ages out',
     async (what, change, left) => {
-      const who = maker(0xb00 + ['shipped', 'docked', 'rewound'].indexOf(what));
+      const who = maker(0xb00 + (whats += 1));
       const first = await ship(who);
       await seen(who);
       expect(await holdingUsdc(who)).toEqual([first.hash]);
@@ -157,8 +177,10 @@ describe("the makers' strategies cache", () => {
         `the ${what} strategy is seen`,
         async () => (await holdingUsdc(who)).length === left,
       );
+      // The age limit would have taken 10 s; `until` gives up after 5.
       expect(took).toBeLessThan(MAKER_STRATEGIES_TTL_MS / 2);
-      expect(notices).toEqual([`${chain.key}:${who}`]);
+      await until('the test sees the notice too', () => notices.length > 0);
+      expect(notices[0]).toBe(`${chain.key}:${who}`);
     },
   );
 
@@ -186,7 +208,9 @@ describe("the makers' strategies cache", () => {
     await ship(who);
     await seen(who);
     await holdingUsdc(who);
-    expect(svc.services.makerStrategies!.size).toBeGreaterThan(0);
+    makerReads = 0;
+    await holdingUsdc(who);
+    expect(makerReads).toBe(0);
     const many = Array.from({ length: 65 }, (_, i) => maker(0xe000 + i));
     notices.length = 0;
     // A statement each: a notice each.
@@ -201,5 +225,34 @@ describe("the makers' strategies cache", () => {
     await until('the notice arrives', () => notices.length > 0);
     expect(notices).toEqual(['']);
     await until('every maker is forgotten', () => svc.services.makerStrategies!.size === 0);
+    makerReads = 0;
+    await holdingUsdc(who);
+    expect(makerReads).toBe(1);
+  });
+
+  it('keeps only "many" for a maker with more than 64 open strategies: those holding the tokens are read each time', async () => {
+    const who = maker(0xf1);
+    const usdcPairs: string[] = [];
+    for (let i = 0; i < 60; i++) usdcPairs.push((await ship(who)).hash);
+    for (let i = 0; i < 5; i++) await ship(who, ['EURC', 'USDT']);
+    await seen(who, 65);
+    makerReads = 0;
+    for (let i = 0; i < 3; i++) expect(await holdingUsdc(who)).toEqual([...usdcPairs].sort());
+    // One bounded read of all of them (65 found: too many to keep), then one filtered read per call.
+    expect(makerReads).toBe(4);
+  });
+
+  it('forgets every maker when the table is truncated', async () => {
+    const who = maker(0xf2);
+    await ship(who);
+    await seen(who);
+    await holdingUsdc(who);
+    expect(svc.services.makerStrategies!.size).toBeGreaterThan(0);
+    notices.length = 0;
+    await elsewhere.query('TRUNCATE strategies CASCADE');
+    await until('the notice arrives', () => notices.length > 0);
+    expect(notices).toEqual(['']);
+    await until('every maker is forgotten', () => svc.services.makerStrategies!.size === 0);
+    expect(await holdingUsdc(who)).toEqual([]);
   });
 });
