@@ -1,14 +1,14 @@
 /**
  * Known deployments per chain key, so a chains file entry may be only `{ "key": "base", "rpcUrls": [...] }`.
  * Every field here can be overridden by the entry. Sources: Aqua and router from PROTOCOL.md (the same
- * addresses on every chain where 1inch deployed them), Multicall3 from viem's chain definitions, tokens
- * from their issuers' lists (Circle for USDC, the Superchain token list for Base's USDT).
+ * addresses on every chain where 1inch deployed them), chain ids and Multicall3 as viem's chain definitions
+ * give them (VIEM_CHAIN_FACTS; test/unit/presets.test.ts checks them against viem/chains), tokens from
+ * their issuers' lists (Circle for USDC, the Superchain token list for Base's USDT).
  *
  * What is not known for sure is left out, never guessed: no Aqua deployment block (the indexer then
  * starts from block 0 unless `startBlock` is given), no USDT on Arc or Base Sepolia, no EURC, and no
  * protocol fee receiver (an operator's choice, not a chain fact: the entry must give `feeReceiver`).
  */
-import { arc, base, baseSepolia } from 'viem/chains';
 
 export interface PresetToken {
   symbol: string;
@@ -32,11 +32,17 @@ export interface ChainPreset {
 export const DEPLOYED_AQUA = '0x1111113ccf1426a8e30e2bff5e005d929bf6a90a';
 export const DEPLOYED_ROUTER = '0x111111338c5091e8440b67b168bae16a668ac0de';
 
-const multicallOf = (chain: { contracts?: { multicall3?: { address: string } } }): string => {
-  const address = chain.contracts?.multicall3?.address;
-  if (!address) throw new Error('viem chain definition without multicall3');
-  return address;
-};
+/**
+ * The chain id and Multicall3 address of each preset chain, as viem's definitions (`viem/chains`) have
+ * them. Written here instead of imported: importing `viem/chains` for three of its chains loads all of
+ * its ~700 definitions, 23 MB of the service's resident memory (issue 22's bound is 300 MB).
+ */
+export const VIEM_CHAIN_FACTS = {
+  base: { id: 8453, multicall3: '0xca11bde05977b3631167028862be2a173976ca11' },
+  arc: { id: 5042, multicall3: '0xcA11bde05977b3631167028862bE2a173976CA11' },
+  baseSepolia: { id: 84532, multicall3: '0xca11bde05977b3631167028862be2a173976ca11' },
+} as const;
+const { base, arc, baseSepolia } = VIEM_CHAIN_FACTS;
 
 export const CHAIN_PRESETS: Readonly<Record<string, ChainPreset>> = {
   base: {
@@ -44,7 +50,7 @@ export const CHAIN_PRESETS: Readonly<Record<string, ChainPreset>> = {
     name: 'Base',
     aqua: DEPLOYED_AQUA,
     router: DEPLOYED_ROUTER,
-    multicall: multicallOf(base),
+    multicall: base.multicall3,
     testnet: false,
     tokens: [
       { symbol: 'USDC', address: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', decimals: 6 },
@@ -56,7 +62,7 @@ export const CHAIN_PRESETS: Readonly<Record<string, ChainPreset>> = {
     name: 'Arc',
     aqua: DEPLOYED_AQUA,
     router: DEPLOYED_ROUTER,
-    multicall: multicallOf(arc),
+    multicall: arc.multicall3,
     testnet: false,
     // Arc's USDC ERC-20 interface over the native balance (6 decimals; the native unit has 18).
     tokens: [{ symbol: 'USDC', address: '0x3600000000000000000000000000000000000000', decimals: 6 }],
@@ -67,7 +73,7 @@ export const CHAIN_PRESETS: Readonly<Record<string, ChainPreset>> = {
     name: 'Base Sepolia',
     aqua: DEPLOYED_AQUA,
     router: DEPLOYED_ROUTER,
-    multicall: multicallOf(baseSepolia),
+    multicall: baseSepolia.multicall3,
     testnet: true,
     tokens: [{ symbol: 'USDC', address: '0x036CbD53842c5426634e7929541eC2318f3dCF7e', decimals: 6 }],
   },
