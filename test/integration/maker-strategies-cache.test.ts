@@ -164,7 +164,8 @@ describe("the makers' strategies cache", () => {
   ] as const)(
     'sees a strategy %s by another process as soon as the notice arrives, well before it ages out',
     async (what, change, left) => {
-      const who = maker(0xb00 + (whats += 1));
+      whats += 1;
+      const who = maker(0xb00 + whats);
       const first = await ship(who);
       await seen(who);
       expect(await holdingUsdc(who)).toEqual([first.hash]);
