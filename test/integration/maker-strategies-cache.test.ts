@@ -103,6 +103,23 @@ const seen = async (who: Address, count = 1) => {
   await until('the test gets the notices', () => notices.filter((k) => k === key).length >= count);
 };
 
+/** A maker with one USDC strategy, its notice heard by both listeners and its strategies read once (kept). */
+async function keptMaker(who: Address): Promise<string> {
+  const { hash } = await ship(who);
+  await seen(who);
+  expect(await holdingUsdc(who)).toEqual([hash]);
+  return hash;
+}
+
+/** `change` sends one notice without a maker (''), and the service's cache forgets every maker. */
+async function forgetsEveryMaker(change: () => Promise<unknown>): Promise<void> {
+  notices.length = 0;
+  await change();
+  await until('the notice arrives', () => notices.length > 0);
+  expect(notices).toEqual(['']);
+  await until('every maker is forgotten', () => svc.services.makerStrategies!.size === 0);
+}
+
 afterAll(async () => {
   await listener?.end();
   await elsewhere?.end();
@@ -169,14 +186,12 @@ describe("the makers' strategies cache", () => {
     async (what, change, left) => {
       whats += 1;
       const who = maker(0xb00 + whats);
-      const first = await ship(who);
-      await seen(who);
-      expect(await holdingUsdc(who)).toEqual([first.hash]);
+      const first = await keptMaker(who);
       notices.length = 0;
       makerReads = 0;
-      expect(await holdingUsdc(who)).toEqual([first.hash]);
+      expect(await holdingUsdc(who)).toEqual([first]);
       expect(makerReads).toBe(0);
-      await change(first.hash, who);
+      await change(first, who);
       const took = await until(
         `the ${what} strategy is seen`,
         async () => (await holdingUsdc(who)).length === left,
@@ -190,9 +205,7 @@ describe("the makers' strategies cache", () => {
 
   it("announces nothing for the indexer's balance and volume updates, and keeps the maker", async () => {
     const who = maker(0xc1);
-    const { hash } = await ship(who);
-    await seen(who);
-    expect(await holdingUsdc(who)).toEqual([hash]);
+    const hash = await keptMaker(who);
     notices.length = 0;
     await elsewhere.query(
       'UPDATE strategies SET balance_a = 5, volume_usd = volume_usd + 1, swap_count = swap_count + 1 WHERE strategy_hash = $1',
@@ -209,9 +222,7 @@ describe("the makers' strategies cache", () => {
 
   it('announces every maker at once ("") for a statement that touches more than 64 of them', async () => {
     const who = maker(0xd1);
-    await ship(who);
-    await seen(who);
-    await holdingUsdc(who);
+    await keptMaker(who);
     makerReads = 0;
     await holdingUsdc(who);
     expect(makerReads).toBe(0);
@@ -222,13 +233,12 @@ describe("the makers' strategies cache", () => {
     await until('a notice per ship', () => notices.length >= 65);
     notices.length = 0;
     // One statement over all 65: a single notice without a maker, and the process forgets every maker.
-    await elsewhere.query(
-      `UPDATE strategies SET status = 'docked', docked_at = now(), docked_block = 9 WHERE maker = ANY($1::text[])`,
-      [many],
+    await forgetsEveryMaker(() =>
+      elsewhere.query(
+        `UPDATE strategies SET status = 'docked', docked_at = now(), docked_block = 9 WHERE maker = ANY($1::text[])`,
+        [many],
+      ),
     );
-    await until('the notice arrives', () => notices.length > 0);
-    expect(notices).toEqual(['']);
-    await until('every maker is forgotten', () => svc.services.makerStrategies!.size === 0);
     makerReads = 0;
     await holdingUsdc(who);
     expect(makerReads).toBe(1);
@@ -248,15 +258,9 @@ describe("the makers' strategies cache", () => {
 
   it('forgets every maker when the table is truncated', async () => {
     const who = maker(0xf2);
-    await ship(who);
-    await seen(who);
-    await holdingUsdc(who);
+    await keptMaker(who);
     expect(svc.services.makerStrategies!.size).toBeGreaterThan(0);
-    notices.length = 0;
-    await elsewhere.query('TRUNCATE strategies CASCADE');
-    await until('the notice arrives', () => notices.length > 0);
-    expect(notices).toEqual(['']);
-    await until('every maker is forgotten', () => svc.services.makerStrategies!.size === 0);
+    await forgetsEveryMaker(() => elsewhere.query('TRUNCATE strategies CASCADE'));
     expect(await holdingUsdc(who)).toEqual([]);
   });
 });
