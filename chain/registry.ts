@@ -14,6 +14,10 @@ export class ChainRegistry {
   private readonly byId = new Map<number, ChainConfig>();
   /** chain key → lower-case symbol or lower-case address → token */
   private readonly tokens = new Map<string, Map<string, TokenConfig>>();
+  /** chain key → its router, lower case */
+  private readonly routers = new Map<string, string>();
+  /** Every symbol listed, by lower case, in its configured spelling (a later chain's where they differ). */
+  private readonly symbolSpellings = new Map<string, string>();
 
   constructor(chains: readonly ChainConfig[]) {
     this.chains = chains;
@@ -26,8 +30,10 @@ export class ChainRegistry {
       for (const token of chain.tokens) {
         index.set(token.symbol.toLowerCase(), token);
         index.set(token.address.toLowerCase(), token);
+        this.symbolSpellings.set(token.symbol.toLowerCase(), token.symbol);
       }
       this.tokens.set(chain.key, index);
+      this.routers.set(chain.key, chain.router.toLowerCase());
     }
   }
 
@@ -56,6 +62,17 @@ export class ChainRegistry {
         issues: [{ type: 'UNSUPPORTED_CHAIN', expected, actual: key }],
       },
     );
+  }
+
+  /** Whether `address` (any case) is the chain's router. */
+  isRouter(key: string, address: string): boolean {
+    const router = this.routers.get(key);
+    return router !== undefined && (address === router || address.toLowerCase() === router);
+  }
+
+  /** Every symbol the chains list, by lower case, in its configured spelling. */
+  symbols(): ReadonlyMap<string, string> {
+    return this.symbolSpellings;
   }
 
   byChainId(chainId: number): ChainConfig | undefined {

@@ -9,8 +9,3 @@ export class RawJson {
     return JSON.parse(this.text);
   }
 }
-
-/** `value` serialised: a RawJson's own text, anything else through JSON.stringify. */
-export function jsonText(value: unknown): string {
-  return value instanceof RawJson ? value.text : JSON.stringify(value);
-}

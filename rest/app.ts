@@ -139,7 +139,7 @@ export function createApp(options: AppOptions): (req: IncomingMessage, res: Serv
             .then((result) => {
               if (result.streamed) return;
               for (const [name, value] of Object.entries(result.headers ?? {})) res.setHeader(name, value);
-              sendJson(res, result.status ?? 200, result.body, cache, result.cachedData);
+              sendJson(res, result.status ?? 200, result.body, cache, result);
             }, next);
         };
         if (!route.body) return run();

@@ -32,20 +32,22 @@ export function errorEnvelope(error: ApiError, requestId: string, docsUrl: strin
  * Writes a JSON body without express's etag and content negotiation: the hot paths pay for nothing else.
  * `cache` (rest/httpCache.ts): the path's Cache-Control and ETag on a 200, and a 304 instead of the
  * body when the request's If-None-Match names the current tag; for a body built around a cached
- * `data` string (`data`), its gzip / br bytes from the once-compressed prefix when the client asks.
+ * `data` string (`about.cachedData`), its gzip / br bytes from the once-compressed prefix when the
+ * client asks; `about.identity`: what the ETag hashes instead of `data` (RouteResult).
  */
 export function sendJson(
   res: Response,
   status: number,
   body: unknown,
   cache?: HttpCache,
-  data?: string,
+  about?: { cachedData?: string; identity?: string },
 ): void {
   // A string, not a Buffer: node writes it to the socket as it is, where a 16 KB Buffer per response is
   // external memory that brings on full garbage collections (tail latency of bench/catalogue.ts).
   const text = typeof body === 'string' ? body : JSON.stringify(body);
   if (cache !== undefined && status === 200) {
-    if (cache.apply(res.req, res, text, data)) return;
+    const data = about?.cachedData;
+    if (cache.apply(res.req, res, text, data, about?.identity)) return;
     const encoded = cache.precompressed(res.req, text, data);
     if (encoded !== undefined) {
       // The compression wrapper, when present, leaves a body with a Content-Encoding as it is.
@@ -60,8 +62,19 @@ export function sendJson(
   res.statusCode = status;
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
   res.setHeader('Content-Length', Buffer.byteLength(text));
+  // node sends a string body in one piece with its head: `head + body`, a copy of the whole body per
+  // response (a list page's 16 KB). A large one goes as a chunk of its own after the head, corked: one
+  // writev still.
+  const socket = res.socket;
+  if (text.length >= SEPARATE_HEAD_FROM && socket && !res.headersSent) {
+    socket.cork();
+    res.flushHeaders();
+  }
   res.end(text);
 }
+
+/** Characters of a body from which its head is written apart (sendJson). */
+const SEPARATE_HEAD_FROM = 4096;
 
 /**
  * The error envelope. `noStore` (HTTP_CACHE on): `Cache-Control: no-store`, so that no cache keeps a

@@ -25,7 +25,9 @@ import { type Encoding, PrecompressedPrefix } from './precompressed.js';
  * identifies the representation's content, not the bytes: a read's body is `{ data, meta }` and `meta`
  * is per request (requestId, generatedAt, freshnessSeconds, cached), so a tag over the whole body would
  * never match. It is the SHA-1 of the body up to its `meta` member (`{"data":…`), i.e. of `data`, or of
- * the whole body where there is no `meta` (the badge). Two responses with one ETag therefore carry the
+ * the whole body where there is no `meta` (the badge). A list page hashes what its `data` is made of
+ * instead (RouteResult `identity`: each entry by the digest Postgres keeps of it, migration 018), a
+ * few hundred characters where `data` is ~16 K. Two responses with one ETag therefore carry the
  * same `data` and may differ in `meta`: a 304 means "your data is current", and a refetch without
  * If-None-Match brings a new `meta` around the same `data`.
  *
@@ -155,14 +157,20 @@ export class HttpCache {
 
   /**
    * `data`: the cached JSON text of the body's `data` when `text` is `{"data":<data>,"meta":…}` built
-   * around it (serialisedReadBody).
+   * around it (serialisedReadBody). `identity`: a short text that determines the body's `data` exactly
+   * (RouteResult), hashed for the tag instead of `data`.
    */
-  apply(req: IncomingMessage, res: ServerResponse, text: string, data?: string): boolean {
+  apply(req: IncomingMessage, res: ServerResponse, text: string, data?: string, identity?: string): boolean {
     res.setHeader('Cache-Control', this.policy.cacheControl(text));
     if (!this.policy.etag) return false;
     // The body is chosen by Accept-Encoding too (compression): shared caches must key on it.
     res.setHeader('Vary', 'Accept-Encoding');
-    const tag = data === undefined ? this.tagOf(text) : this.tagOfData(data);
+    const tag =
+      identity !== undefined
+        ? strongTag(identity)
+        : data === undefined
+          ? this.tagOf(text)
+          : this.tagOfData(data);
     res.setHeader('ETag', tag);
     const condition = req.headers['if-none-match'];
     if (condition === undefined || !noneMatch(condition, tag)) return false;

@@ -30,6 +30,11 @@ export interface RouteResult {
    * (serialisedReadBody): its ETag and compressed bytes are then memoized with it (rest/httpCache.ts).
    */
   cachedData?: string;
+  /**
+   * A text that determines the body's `data` exactly and is much shorter than it (a list page: its
+   * entries by their digests): the ETag is the SHA-1 of this instead of `data` (rest/httpCache.ts).
+   */
+  identity?: string;
   headers?: Record<string, string>;
   /** The handler wrote the response itself (a streamed body): nothing more is sent. */
   streamed?: boolean;

@@ -8,11 +8,12 @@ import { ReadBatcher } from './batch.js';
 import { LIST_COLUMNS, LIST_FIELDS, type StrategyRow } from './catalogue.js';
 import { type Db, storeError } from './db.js';
 
-const LIST_NAMES = [...LIST_FIELDS.map(([name]) => name), 'list_json', 'sort_value'] as const;
+const LIST_NAMES = [...LIST_FIELDS.map(([name]) => name), 'list_json', 'list_digest', 'sort_value'] as const;
 
 /**
  * What a list reads. `full`: every column (the typed GraphQL fields walk them). `summaries`: the
- * rendered entry (`list_json`, migration 006), the columns a reader adds to it and the sort key; a row
+ * rendered entry (`list_json`, migration 006) and its digest (`list_digest`, 018), the columns a reader adds
+ * to it and the sort key; a row
  * without a rendered entry brings its columns as one JSON array (`columns`, LIST_FIELDS order) instead.
  * Six columns instead of twenty-nine: pg describes and decodes every column of every result, and on a
  * page of rendered entries the others were only NULLs to skip (bench/catalogue.ts).
@@ -21,8 +22,8 @@ export type ListProjection = 'full' | 'summaries';
 
 const SUMMARY_KEPT = ['chain_key', 'strategy_hash', 'app'] as const;
 const LIST_SELECT: Record<ListProjection, string> = {
-  full: `${LIST_COLUMNS}, list_json`,
-  summaries: `${SUMMARY_KEPT.join(', ')}, list_json, CASE WHEN list_json IS NULL THEN json_build_array(${LIST_FIELDS.map(([, expression]) => expression).join(', ')})::text END AS columns`,
+  full: `${LIST_COLUMNS}, list_json, list_digest`,
+  summaries: `${SUMMARY_KEPT.join(', ')}, list_json, list_digest, CASE WHEN list_json IS NULL THEN json_build_array(${LIST_FIELDS.map(([, expression]) => expression).join(', ')})::text END AS columns`,
 };
 
 /**
@@ -34,6 +35,7 @@ function listedRow(
   v: readonly unknown[],
   o: number,
   listJson: string | null,
+  listDigest: string | null,
   sortValue: string | number,
 ): ListedStrategy {
   return {
@@ -63,33 +65,89 @@ function listedRow(
     swap_count: v[o + 23] as number,
     last_swap_at: v[o + 24] as string | null,
     list_json: listJson,
+    list_digest: listDigest,
     sort_value: sortValue,
   };
 }
 // The literal above reads the columns by position: it must name them in the order of the select list.
-if (Object.keys(listedRow([], 0, null, 0)).join() !== LIST_NAMES.join())
+if (Object.keys(listedRow([], 0, null, null, 0)).join() !== LIST_NAMES.join())
   throw new Error('listedRow is out of step with LIST_FIELDS');
 
-/** The columns of a summaries row whose entry is rendered: the three kept, the rest unread (null). */
-const RENDERED_ROW: unknown[] = LIST_FIELDS.map(() => null);
-const KEPT_AT = SUMMARY_KEPT.map((name) => LIST_FIELDS.findIndex(([field]) => field === name));
+/** A column a summaries row did not read: null, typed as whatever the field is (ListedStrategy's promise). */
+const UNREAD = null as never;
+
+/**
+ * A summaries row whose entry is rendered: the columns the reader adds to it (SUMMARY_KEPT), the entry,
+ * its digest and the sort key; the other columns were not read (null). The same fields in the same order
+ * as listedRow's literal (one object shape for both), without an array of nulls built per row.
+ */
+function renderedRow(
+  v: readonly unknown[],
+  o: number,
+  listJson: string,
+  listDigest: string | null,
+  sortValue: string | number,
+): ListedStrategy {
+  return {
+    chain_key: v[o] as string,
+    strategy_hash: v[o + 1] as string,
+    maker: UNREAD,
+    app: v[o + 2] as string,
+    token_a: UNREAD,
+    token_b: UNREAD,
+    symbol_a: UNREAD,
+    symbol_b: UNREAD,
+    decimals_a: UNREAD,
+    decimals_b: UNREAD,
+    pair_key: UNREAD,
+    tokens: UNREAD,
+    initial_a: UNREAD,
+    initial_b: UNREAD,
+    balance_a: UNREAD,
+    balance_b: UNREAD,
+    status: UNREAD,
+    shipped_block: UNREAD,
+    shipped_tx: UNREAD,
+    shipped_at: UNREAD,
+    docked_block: UNREAD,
+    docked_at: UNREAD,
+    volume_usd: UNREAD,
+    swap_count: UNREAD,
+    last_swap_at: UNREAD,
+    list_json: listJson,
+    list_digest: listDigest,
+    sort_value: sortValue,
+  };
+}
+if (
+  Object.keys(renderedRow([], 0, '', null, 0)).join() !== LIST_NAMES.join() ||
+  SUMMARY_KEPT.join() !== 'chain_key,strategy_hash,app'
+)
+  throw new Error('renderedRow is out of step with LIST_FIELDS or SUMMARY_KEPT');
 
 /** A result row of `projection` (after `offset` leading columns) as a listed strategy. */
 function rowOf(projection: ListProjection, row: readonly unknown[], offset: number): ListedStrategy {
   if (projection === 'full') {
-    // LIST_FIELDS, then list_json and sort_value
+    // LIST_FIELDS, then list_json, list_digest and sort_value
     const n = offset + LIST_FIELDS.length;
-    return listedRow(row, offset, row[n] as string | null, row[n + 1] as string | number);
+    return listedRow(
+      row,
+      offset,
+      row[n] as string | null,
+      row[n + 1] as string | null,
+      row[n + 2] as string | number,
+    );
   }
-  // SUMMARY_KEPT, then list_json, columns and sort_value
+  // SUMMARY_KEPT, then list_json, list_digest, columns and sort_value
   const n = offset + SUMMARY_KEPT.length;
   const listJson = row[n] as string | null;
-  const columns = row[n + 1] as string | null;
-  const sortValue = row[n + 2] as string | number;
-  if (columns !== null) return listedRow(JSON.parse(columns) as unknown[], 0, listJson, sortValue);
-  const kept = RENDERED_ROW.slice();
-  for (let i = 0; i < KEPT_AT.length; i++) kept[KEPT_AT[i]!] = row[offset + i];
-  return listedRow(kept, 0, listJson, sortValue);
+  const listDigest = row[n + 1] as string | null;
+  const columns = row[n + 2] as string | null;
+  const sortValue = row[n + 3] as string | number;
+  if (columns !== null)
+    return listedRow(JSON.parse(columns) as unknown[], 0, listJson, listDigest, sortValue);
+  // `columns` is null only where list_json is not (the CASE of LIST_SELECT).
+  return renderedRow(row, offset, listJson as string, listDigest, sortValue);
 }
 
 export type StrategySortKey = 'recent' | 'volume';
@@ -136,6 +194,8 @@ export interface ListedStrategy extends StrategyRow {
    * columns are null wherever this is not.
    */
   list_json: string | null;
+  /** md5 of `list_json` (migration 018), null where it is: what the list's ETag hashes instead of it. */
+  list_digest: string | null;
   /** The sort key of this row as the cursor carries it. */
   sort_value: string | number;
 }

@@ -27,12 +27,8 @@ export function resolveChain(ctx: GraphQLContext, key: string, parameter = 'chai
 }
 
 /** Every symbol the registry lists, by lower case, in its configured spelling. */
-export function registrySymbols(ctx: GraphQLContext): Map<string, string> {
-  const symbols = new Map<string, string>();
-  for (const chain of ctx.services.registry.list()) {
-    for (const token of chain.tokens) symbols.set(token.symbol.toLowerCase(), token.symbol);
-  }
-  return symbols;
+export function registrySymbols(ctx: GraphQLContext): ReadonlyMap<string, string> {
+  return ctx.services.registry.symbols();
 }
 
 /**

@@ -41,7 +41,7 @@ export async function searchStrategies(
   const rollup = await ctx.loaders.rollup.load('catalogue');
   const chains = ctx.services.registry.list();
   // Every symbol and pair known to the registry or to the roll-up.
-  const symbols = registrySymbols(ctx);
+  const symbols = new Map(registrySymbols(ctx));
   const pairKeys = new Set<string>();
   for (const pair of rollup?.payload.pairs ?? []) {
     pairKeys.add(pair.pair);

@@ -115,7 +115,7 @@ export function chainIdOf(ctx: GraphQLContext, row: StrategyView): number {
 
 /** The app is the chain's verified router (the one quotes simulate). */
 export function isVerifiedRouter(ctx: GraphQLContext, row: StrategyView): boolean {
-  return ctx.services.registry.get(row.chain_key)?.router.toLowerCase() === row.app.toLowerCase();
+  return ctx.services.registry.isRouter(row.chain_key, row.app);
 }
 
 export const shippedOf = (row: StrategyView) => ({

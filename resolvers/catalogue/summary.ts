@@ -32,6 +32,25 @@ function summaryOf(ctx: GraphQLContext, row: StrategyView) {
   };
 }
 
+/** A strategy's entry rendered by the store, as the page shows it, and what identifies it. */
+class Rendered {
+  constructor(
+    readonly text: string,
+    readonly identity: string,
+  ) {}
+}
+
+/** A page's summaries serialised, and the text that identifies them (what its ETag hashes). */
+export interface Summaries {
+  json: RawJson;
+  /**
+   * Determines `json` exactly, in far fewer characters: per strategy with a rendered entry, what the
+   * reader adds (chainId, verifiedRouter) and the entry's digest (md5, `list_digest`, migration 018);
+   * per other strategy its serialised summary itself.
+   */
+  identity: string;
+}
+
 /**
  * The strategies of a page as one serialised JSON array of summaries (summaryOf). A page walked field by
  * field costs graphql-js ~30 field executions per strategy, more than the rest of the request
@@ -39,29 +58,41 @@ function summaryOf(ctx: GraphQLContext, row: StrategyView) {
  * entry rendered by the store (`list_json`) adds only chainId and verifiedRouter to it; the others are
  * built from their columns (bench/catalogue.ts).
  */
-export function summarise(ctx: GraphQLContext, rows: readonly StrategyView[]): RawJson | Promise<RawJson> {
+export function summarise(
+  ctx: GraphQLContext,
+  rows: readonly StrategyView[],
+): Summaries | Promise<Summaries> {
   let pending = false;
-  const parts: Array<string | ReturnType<typeof summaryOf>> = rows.map((row) => {
-    const rendered = (row as Partial<ListedStrategy>).list_json;
+  // A rendered entry as [its text, what identifies it]; any other strategy as its summary.
+  const parts: Array<Rendered | ReturnType<typeof summaryOf>> = rows.map((row) => {
+    const { list_json: rendered, list_digest: digest } = row as Partial<ListedStrategy>;
     if (rendered) {
-      return `{"chainId":${chainIdOf(ctx, row)},"verifiedRouter":${isVerifiedRouter(ctx, row)},${rendered.slice(1)}`;
+      const chainId = chainIdOf(ctx, row);
+      const verified = isVerifiedRouter(ctx, row);
+      const text = `{"chainId":${chainId},"verifiedRouter":${verified},${rendered.slice(1)}`;
+      // A digest stands for its entry; an entry without one (not written since migration 018) for itself.
+      return new Rendered(text, digest ? `${chainId},${verified},${digest}` : text);
     }
     const summary = summaryOf(ctx, row);
     if (summary.tokens instanceof Promise) pending = true;
     return summary;
   });
   // Concatenated, not joined: the body this is spliced into is flattened once, when it is written.
-  const text = (items: Array<string | object>) => {
+  // Newline-separated: neither a digest nor serialised JSON holds one.
+  const done = (items: Array<Rendered | object>): Summaries => {
     let json = '[';
+    let identity = '';
     for (let i = 0; i < items.length; i++) {
       const item = items[i]!;
-      json += (i === 0 ? '' : ',') + (typeof item === 'string' ? item : JSON.stringify(item));
+      const text = item instanceof Rendered ? item.text : JSON.stringify(item);
+      json += (i === 0 ? '' : ',') + text;
+      identity += `${item instanceof Rendered ? item.identity : text}\n`;
     }
-    return new RawJson(`${json}]`);
+    return { json: new RawJson(`${json}]`), identity };
   };
   // Only strategies with a token outside the columns wait (for the token loader).
-  if (!pending) return text(parts);
+  if (!pending) return done(parts);
   return Promise.all(
-    parts.map(async (p) => (typeof p === 'string' ? p : { ...p, tokens: await p.tokens })),
-  ).then(text);
+    parts.map(async (p) => (p instanceof Rendered ? p : { ...p, tokens: await p.tokens })),
+  ).then(done);
 }

@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { ApiError } from '../../lib/errors.js';
-import { jsonText } from '../../lib/rawJson.js';
 import { MAX_CURSOR_LENGTH } from '../../resolvers/catalogue/cursor.js';
 import { listStrategies, type StrategyConnection } from '../../resolvers/catalogue/list.js';
 import { DEFAULT_LIMIT, HASH, MAX_LIMIT, STRATEGY_SORTS } from '../../resolvers/catalogue/params.js';
@@ -182,7 +181,7 @@ async function pageBody(
   connection: StrategyConnection,
   graph: GraphQLContext,
   paging: Paging,
-): Promise<string> {
+): Promise<Pick<RouteResult, 'body' | 'identity'>> {
   const summaries = await summarise(
     graph,
     connection.edges.map((e) => e.node),
@@ -192,8 +191,14 @@ async function pageBody(
     nextCursor: nextCursorOf(connection.pageInfo),
     sort: paging.sort ?? 'recent',
   };
-  const data = `{"resource":"${resource}","${name}":${JSON.stringify(selection)},"strategies":${jsonText(summaries)},"page":${JSON.stringify(page)}}`;
-  return serialisedReadBody(ctx, data, { rollupAt: null, cached: false });
+  const chosen = JSON.stringify(selection);
+  const paged = JSON.stringify(page);
+  const data = `{"resource":"${resource}","${name}":${chosen},"strategies":${summaries.json.text},"page":${paged}}`;
+  return {
+    body: serialisedReadBody(ctx, data, { rollupAt: null, cached: false }),
+    // What `data` is made of, in order (the entries by their digests): the ETag hashes this, not ~16 KB.
+    identity: `${resource}\n${name}\n${chosen}\n${paged}\n${summaries.identity}`,
+  };
 }
 
 const strategiesRoute: RestRoute = {
@@ -282,13 +287,13 @@ const strategiesRoute: RestRoute = {
         const graph = ctx.graphql();
         const connection = await listStrategies(graph, { chain, pair, ...paging }, 'summaries');
         const filters = { chain: chain ?? null, pair: pair ?? null };
-        return { body: await pageBody(ctx, 'list', ['filters', filters], connection, graph, paging) };
+        return pageBody(ctx, 'list', ['filters', filters], connection, graph, paging);
       }
       case 'search': {
         const paging = pagingOf(ctx);
         const graph = ctx.graphql();
         const search = await searchStrategies(graph, { q: param(ctx, 'q', true)!, ...paging }, 'summaries');
-        return { body: await pageBody(ctx, 'search', ['query', search.query], search, graph, paging) };
+        return pageBody(ctx, 'search', ['query', search.query], search, graph, paging);
       }
       case 'detail': {
         const strategy = await strategyDetail(ctx, param(ctx, 'hash', true)!, param(ctx, 'chain'));

@@ -176,6 +176,49 @@ describe('the other reads', () => {
     expect(after.headers.etag).not.toBe(tag);
   });
 
+  it("a list's tag follows each entry it shows: a balance written, a row built from its columns", async () => {
+    const path = '/api/strategies?chain=base&pair=USDC/USDT&limit=3';
+    const db = svc.services.db;
+    const { first, tag } = await revalidates(path);
+    const shown = (json(first).data as { strategies: Array<{ hash: string }> }).strategies.map((s) => s.hash);
+    // The store keeps the digest of each rendered entry, that is what the tag hashes (migration 018).
+    const { rows } = await db.query<{ same: boolean }>(
+      'SELECT list_digest = md5(list_json) AS same FROM strategies WHERE strategy_hash = ANY($1)',
+      [shown],
+    );
+    expect(rows.map((r) => r.same)).toEqual([true, true, true]);
+
+    // The indexer writes a new balance for the second entry: its digest, and the page's tag, change.
+    const [{ balance_a: was }] = (
+      await db.query<{ balance_a: string }>(
+        'SELECT balance_a::text FROM strategies WHERE strategy_hash = $1',
+        [shown[1]],
+      )
+    ).rows as [{ balance_a: string }];
+    await db.query('UPDATE strategies SET balance_a = balance_a + 1 WHERE strategy_hash = $1', [shown[1]]);
+    const changed = await get(path, { 'if-none-match': tag });
+    expect(changed.status).toBe(200);
+    expect(changed.headers.etag).not.toBe(tag);
+    // Written back as it was: the same data, the first tag again.
+    await db.query('UPDATE strategies SET balance_a = $2::numeric WHERE strategy_hash = $1', [shown[1], was]);
+    expect((await get(path, { 'if-none-match': tag })).status).toBe(304);
+
+    // An entry the store cannot render (a symbol not known yet) is built from its columns and hashed as
+    // what it shows: a 304 while unchanged, another tag when its volume moves.
+    await db.query('UPDATE strategies SET symbol_b = NULL WHERE strategy_hash = $1', [shown[2]]);
+    const built = await revalidates(path);
+    expect(built.tag).not.toBe(tag);
+    await db.query('UPDATE strategies SET volume_usd = volume_usd + 1 WHERE strategy_hash = $1', [shown[2]]);
+    const moved = await get(path, { 'if-none-match': built.tag });
+    expect(moved.status).toBe(200);
+    expect(moved.headers.etag).not.toBe(built.tag);
+    await db.query(
+      "UPDATE strategies SET symbol_b = 'USDT', volume_usd = volume_usd - 1 WHERE strategy_hash = $1",
+      [shown[2]],
+    );
+    expect((await get(path, { 'if-none-match': tag })).status).toBe(304);
+  });
+
   it('the badge: max-age of its cacheSeconds (300), ETag and 304; HEAD revalidates too', async () => {
     const { first, tag } = await revalidates('/api/badge?metric=strategies');
     expect(first.headers['cache-control']).toBe('public, max-age=300');
