@@ -13,7 +13,7 @@ import { MACHINE_REDIS } from '../helpers/postgres.js';
 const prefix = `test:wc:${randomBytes(4).toString('hex')}:`;
 const clients: Redis[] = [];
 const client = () => {
-  const redis = new Redis(MACHINE_REDIS, { enableAutoPipelining: true, maxRetriesPerRequest: 1 });
+  const redis = new Redis(MACHINE_REDIS, { maxRetriesPerRequest: 1 });
   clients.push(redis);
   return redis;
 };
