@@ -63,14 +63,14 @@ export function summarise(
   rows: readonly StrategyView[],
 ): Summaries | Promise<Summaries> {
   let pending = false;
-  // A rendered entry as [its text, what identifies it]; any other strategy as its summary.
+  // A rendered entry with what identifies it; any other strategy as its summary.
   const parts: Array<Rendered | ReturnType<typeof summaryOf>> = rows.map((row) => {
     const { list_json: rendered, list_digest: digest } = row as Partial<ListedStrategy>;
     if (rendered) {
       const chainId = chainIdOf(ctx, row);
       const verified = isVerifiedRouter(ctx, row);
       const text = `{"chainId":${chainId},"verifiedRouter":${verified},${rendered.slice(1)}`;
-      // A digest stands for its entry; an entry without one (not written since migration 018) for itself.
+      // A digest stands for its entry (the generated column gives every rendered entry one); without, the text.
       return new Rendered(text, digest ? `${chainId},${verified},${digest}` : text);
     }
     const summary = summaryOf(ctx, row);
