@@ -3,6 +3,7 @@
  * `strategies` and the tables' indexes (dropped, then rebuilt from presorted rows).
  */
 import type pg from 'pg';
+import { MAKER_STRATEGY_CHANGES_CHANNEL } from '../store/walletStrategies.js';
 
 /**
  * The statement-level triggers of `strategies` that read its transition tables: the counts of migration
@@ -18,7 +19,7 @@ export async function setCountingTriggers(client: pg.PoolClient, action: 'ENABLE
   for (const trigger of COUNTING_TRIGGERS)
     await client.query(`ALTER TABLE strategies ${action} TRIGGER ${trigger}`);
   // What the makers' notices did not say while they were off: every process forgets every maker.
-  if (action === 'ENABLE') await client.query("SELECT pg_notify('maker_strategy_changes', '')");
+  if (action === 'ENABLE') await client.query("SELECT pg_notify($1, '')", [MAKER_STRATEGY_CHANGES_CHANNEL]);
 }
 
 export interface IndexDef {

@@ -26,11 +26,6 @@ export function resolveChain(ctx: GraphQLContext, key: string, parameter = 'chai
   return chain;
 }
 
-/** Every symbol the registry lists, by lower case, in its configured spelling. */
-export function registrySymbols(ctx: GraphQLContext): ReadonlyMap<string, string> {
-  return ctx.services.registry.symbols();
-}
-
 /**
  * `A/B` in either order and any case → the stored pair key: symbols the registry lists take its
  * spelling, then the indexer's own `pairKeyOf` orders them, so the filter is one exact key (one
@@ -48,7 +43,7 @@ export function resolvePair(
       `${parameter} must be two token symbols separated by "/", e.g. USDC/USDT.`,
     );
   }
-  const known = registrySymbols(ctx);
+  const known = ctx.services.registry.symbols();
   const [a, b] = parts.map((p) => known.get(p.toLowerCase()) ?? p) as [string, string];
   if (a.toLowerCase() === b.toLowerCase())
     throw ApiError.invalid(parameter, `${parameter} must name two different tokens.`);
@@ -82,7 +77,7 @@ export function resolveToken(
   text: string,
   parameter = 'token',
 ): { symbol: string; pairs: string[] } {
-  const symbols = registrySymbols(ctx);
+  const symbols = ctx.services.registry.symbols();
   const symbol = ADDRESS.test(text)
     ? ctx.services.registry
         .list()

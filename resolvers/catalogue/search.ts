@@ -4,7 +4,7 @@ import { ApiError } from '../../lib/errors.js';
 import type { GraphQLContext } from '../../schema/context.js';
 import type { ListProjection } from '../../store/strategyList.js';
 import { page, type StrategyConnection } from './list.js';
-import { registrySymbols, resolveLimit, type StrategySort } from './params.js';
+import { resolveLimit, type StrategySort } from './params.js';
 
 export interface SearchArgs {
   q: string;
@@ -41,7 +41,7 @@ export async function searchStrategies(
   const rollup = await ctx.loaders.rollup.load('catalogue');
   const chains = ctx.services.registry.list();
   // Every symbol and pair known to the registry or to the roll-up.
-  const symbols = new Map(registrySymbols(ctx));
+  const symbols = new Map(ctx.services.registry.symbols());
   const pairKeys = new Set<string>();
   for (const pair of rollup?.payload.pairs ?? []) {
     pairKeys.add(pair.pair);
