@@ -5,7 +5,7 @@ import {
   searchStrategies,
 } from '../resolvers/catalogue/search.js';
 import type { StrategyView } from '../resolvers/catalogue/strategy.js';
-import type { ListProjection } from '../store/strategyList.js';
+import type { ListProjection } from '../store/strategyListRows.js';
 import { builder } from './builder.js';
 import { connectionOf, relayArgs, relayPaging } from './connection.js';
 import { Strategy, StrategySort, StrategyStatus } from './strategy.js';

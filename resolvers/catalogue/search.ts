@@ -2,7 +2,7 @@
 import { pairKeyOf } from '../../indexer/batch.js';
 import { ApiError } from '../../lib/errors.js';
 import type { GraphQLContext } from '../../schema/context.js';
-import type { ListProjection } from '../../store/strategyList.js';
+import type { ListProjection } from '../../store/strategyListRows.js';
 import { page, type StrategyConnection } from './list.js';
 import { resolveLimit, type StrategySort } from './params.js';
 
