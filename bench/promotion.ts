@@ -1,0 +1,155 @@
+/**
+ * `npm run bench:promotion`: how much of the uncached strategy list's garbage V8 promotes to the old
+ * generation, per request, and what the young generation's collections cost the gateway (issue 22: the
+ * list at 0.64x express in `npm run bench`, ~14 KB promoted per request there).
+ *
+ * The gateway of bench/catalogue.ts (bench/servers/catalogue.ts, the service's node flags) runs with
+ * `--trace-gc-nvp` over a generated catalogue; V8's line per collection is read from its stdout as it
+ * comes. For each connection count (autocannon, the rotation over every (chain, pair) of bench/catalogue.ts),
+ * a warm-up, then a measured run: requests, the gateway's CPU per request (/proc), the scavenges (how
+ * many, their pauses as a share of the run), and the bytes they promoted per request.
+ *   BENCH_STRATEGIES, BENCH_SWAPS   dataset (20,000, 100,000); BENCH_DB_URL reuses a database,
+ *                                   BENCH_KEEP_DB=1 keeps the one generated
+ *   BENCH_SECONDS                   seconds of each measured run (6)
+ *   BENCH_CONNECTION_COUNTS         "20,2": the runs, one per count
+ *   BENCH_NODE_FLAGS                more V8 flags for the gateway (a heap setting to compare)
+ * Writes bench/results/promotion.json.
+ */
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { createDb } from '../store/db.js';
+import { migrate } from '../store/migrate.js';
+import { fixtureChains } from '../test/helpers/catalogue.js';
+import { createTestDatabase } from '../test/helpers/postgres.js';
+import { generateCatalogue } from './generate.js';
+import { freePort, load, profileFlags, ROOT, SERVER_NODE_FLAGS } from './lib.js';
+import { cpuMs, machine, writeResult } from './measure.js';
+
+const STRATEGIES = Number(process.env.BENCH_STRATEGIES ?? 20_000);
+const SWAPS = Number(process.env.BENCH_SWAPS ?? 100_000);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
+const COUNTS = (process.env.BENCH_CONNECTION_COUNTS ?? '20,2').split(',').map(Number);
+const WARM_UP_SECONDS = 5;
+
+const chains = fixtureChains(3);
+const PAIRS = ['USDC/USDT', 'USDT/USDC', 'EURC/USDC', 'USDC/EURC', 'EURC/USDT', 'USDT/EURC'];
+const listPaths = chains.flatMap((c) =>
+  PAIRS.map((pair) => `/api/strategies?pair=${encodeURIComponent(pair)}&chain=${c.key}`),
+);
+
+/** The young generation's collections of one run, summed from V8's nvp lines. */
+interface Young {
+  scavenges: number;
+  pauseMs: number;
+  promotedBytes: number;
+  markCompacts: number;
+  markCompactPauseMs: number;
+}
+const none = (): Young => ({
+  scavenges: 0,
+  pauseMs: 0,
+  promotedBytes: 0,
+  markCompacts: 0,
+  markCompactPauseMs: 0,
+});
+const field = (line: string, name: string) => Number(new RegExp(`\\b${name}=([\\d.]+)`).exec(line)?.[1] ?? 0);
+
+const stops: Array<() => Promise<void>> = [];
+let database: { url: string; drop(): Promise<void> } | null = null;
+try {
+  let url = process.env.BENCH_DB_URL;
+  if (!url) {
+    database = await createTestDatabase();
+    url = database.url;
+  }
+  const db = createDb(url, 4);
+  stops.push(() => db.end());
+  await migrate(db);
+  const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM strategies');
+  if (rows[0]!.n === 0) await generateCatalogue(db, { strategies: STRATEGIES, swaps: SWAPS, chains });
+
+  const port = await freePort();
+  const child = spawn(
+    process.execPath,
+    [
+      ...SERVER_NODE_FLAGS,
+      '--trace-gc-nvp',
+      ...profileFlags(),
+      '--import',
+      'tsx',
+      join(ROOT, 'bench/servers/catalogue.ts'),
+      String(port),
+      '/api/strategies',
+    ],
+    {
+      cwd: ROOT,
+      env: { ...process.env, DATABASE_URL: url, NODE_ENV: process.env.NODE_ENV ?? 'production' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  stops.push(
+    () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  );
+  // What the lines count towards: null before a measured run (start-up, warm-ups).
+  let counting: Young | null = null;
+  await new Promise<void>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`bench/servers/catalogue.ts exited with ${code}`)));
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      if (line === 'ready') resolve();
+      if (counting === null) return;
+      if (line.includes(' gc=s ')) {
+        counting.scavenges++;
+        counting.pauseMs += field(line, 'pause');
+        counting.promotedBytes += field(line, 'promoted');
+      } else if (line.includes(' gc=mc ')) {
+        counting.markCompacts++;
+        counting.markCompactPauseMs += field(line, 'pause');
+      }
+    });
+  });
+  const base = `http://127.0.0.1:${port}`;
+  const runs = [];
+  for (const connections of COUNTS) {
+    await load('warm-up', base, { paths: listPaths, duration: WARM_UP_SECONDS, connections });
+    const young = none();
+    counting = young;
+    const cpuBefore = cpuMs(child.pid!);
+    const result = await load(`list, ${connections} connections`, base, {
+      paths: listPaths,
+      duration: SECONDS,
+      connections,
+    });
+    const cpu = cpuMs(child.pid!) - cpuBefore;
+    // The nvp lines of the run's last moments may still be in the pipe.
+    await new Promise((r) => setTimeout(r, 200));
+    counting = null;
+    const requests = result.requestsPerSec * SECONDS;
+    const run = {
+      connections,
+      requestsPerSec: result.requestsPerSec,
+      p99Ms: result.p99,
+      gatewayCpuMsPerRequest: Number((cpu / requests).toFixed(4)),
+      scavenges: young.scavenges,
+      requestsPerScavenge: Math.round(requests / Math.max(young.scavenges, 1)),
+      scavengePauseShareOfCpu: Number((young.pauseMs / cpu).toFixed(4)),
+      promotedKbPerRequest: Number((young.promotedBytes / requests / 1024).toFixed(2)),
+      markCompacts: young.markCompacts,
+      markCompactPauseMs: Math.round(young.markCompactPauseMs),
+    };
+    console.log(JSON.stringify(run));
+    runs.push(run);
+  }
+  console.table(runs);
+  writeResult('promotion', { machine: machine(), strategies: STRATEGIES, seconds: SECONDS, runs });
+} finally {
+  for (const stop of stops.reverse()) await stop().catch(() => {});
+  if (process.env.BENCH_KEEP_DB === '1' && database)
+    console.log(`kept the database: BENCH_DB_URL=${database.url}`);
+  else await database?.drop();
+}
