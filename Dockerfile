@@ -32,4 +32,4 @@ EXPOSE 8080
 # The slim image has no curl: node's fetch asks.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=60s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
-CMD ["node", "--max-semi-space-size=32", "--heap-growing-percent=50", "--import", "tsx", "main.ts"]
+CMD ["node", "--max-semi-space-size=32", "--heap-growing-percent=50", "--no-allocation-site-pretenuring", "--import", "tsx", "main.ts"]

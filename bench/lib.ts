@@ -20,8 +20,18 @@ export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
  *   ~55 MB to ~230 MB between collections: the gateway's RSS peaked at 490-550 MB in bench:catalogue.
  * Issue 22, bench:catalogue on a quiet box, one run each: 64 alone: peak RSS 506 MB, list 9880 req/s,
  * 0.70x express, p99 at half of peak 15.7 ms; these two: 297 MB, 8745 req/s, 0.76x, 13.0 ms.
+ * - `--no-allocation-site-pretenuring`: V8 may decide, from what survived its young collections at one
+ *   moment (start-up work such as installing graphile-worker's schema was enough), to allocate a site's
+ *   objects straight into the old generation, for the rest of the process's life. A request's objects
+ *   referenced from such objects outlive their request until the next full collection: the list then
+ *   promoted 14-15 KB per request instead of 4-5 and cost 0.25-0.31 ms of CPU per request instead of
+ *   0.17-0.24 (bench:promotion, eleven runs; bench/results/RESULTS.md, eleventh pass).
  */
-export const SERVER_NODE_FLAGS = ['--max-semi-space-size=32', '--heap-growing-percent=50'];
+export const SERVER_NODE_FLAGS = [
+  '--max-semi-space-size=32',
+  '--heap-growing-percent=50',
+  '--no-allocation-site-pretenuring',
+];
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
