@@ -88,6 +88,8 @@ try {
       stdio: ['ignore', 'pipe', 'inherit'],
     },
   );
+  // A parent that dies first (a closed pipe on stdout, an uncaught error) takes its server with it.
+  process.once('exit', () => child.kill('SIGKILL'));
   stops.push(
     () =>
       new Promise<void>((resolve) => {
