@@ -30,6 +30,7 @@ import { migrate } from '../store/migrate.js';
 import { listOpenStrategies } from '../store/strategyList.js';
 import { fixtureChains } from '../test/helpers/catalogue.js';
 import { createTestDatabase } from '../test/helpers/postgres.js';
+import { GENERATED_PAIRS, generatedListPaths } from './fixtures.js';
 import { generateCatalogue } from './generate.js';
 import { freePort, type LoadResult, load, spawnReady } from './lib.js';
 import { cpuMs, machine, median, RSS_TARGET_MB, rssOf, writeResult } from './measure.js';
@@ -45,11 +46,6 @@ const P99_TARGET_MS = 10;
 const THROUGHPUT_TARGET = 0.7;
 
 const chains = fixtureChains(3);
-const PAIRS = [
-  ['USDC', 'USDT'],
-  ['EURC', 'USDC'],
-  ['EURC', 'USDT'],
-] as const;
 
 interface Combo {
   chain: ChainConfig;
@@ -57,7 +53,7 @@ interface Combo {
   pairKey: string;
 }
 const combos: Combo[] = chains.flatMap((chain) =>
-  PAIRS.map((symbols) => ({ chain, symbols, pairKey: [...symbols].sort().join('/') })),
+  GENERATED_PAIRS.map((symbols) => ({ chain, symbols, pairKey: [...symbols].sort().join('/') })),
 );
 
 /** The SQL and values the list route sends for a filter, captured from store/catalogue.ts itself. */
@@ -198,11 +194,7 @@ try {
   stops.push(server.stop);
   const gatewayPid = server.child.pid ?? -1;
   const base = `http://127.0.0.1:${port}`;
-  const listPaths = combos.flatMap((c) =>
-    [c.symbols.join('/'), [...c.symbols].reverse().join('/')].map(
-      (pair) => `/api/strategies?pair=${encodeURIComponent(pair)}&chain=${c.chain.key}`,
-    ),
-  );
+  const listPaths = generatedListPaths(chains);
   const { rows: sample } = await db.query<{ strategy_hash: string }>(
     'SELECT strategy_hash FROM strategies TABLESAMPLE SYSTEM (0.1) LIMIT 200',
   );

@@ -1,4 +1,5 @@
 /** Data the read benches serve, the same in each so their bodies compare (bench:extras, bench:reads). */
+import type { ChainConfig } from '../lib/config.js';
 import type { CatalogueRollup } from '../store/rollups.js';
 
 /** A roll-up of a busy catalogue's size (3 chains, 10 pairs): a stats body over the 1 KiB threshold. */
@@ -39,4 +40,22 @@ export function busyCatalogueRollup(): CatalogueRollup {
       last_activity: now,
     })),
   };
+}
+
+/** The pairs every chain of a generated catalogue holds (bench/generate.ts over the fixture tokens). */
+export const GENERATED_PAIRS = [
+  ['USDC', 'USDT'],
+  ['EURC', 'USDC'],
+  ['EURC', 'USDT'],
+] as const;
+
+/** The filtered list's paths over every (chain, pair) of a generated catalogue, each pair in both spellings. */
+export function generatedListPaths(chains: readonly ChainConfig[]): string[] {
+  return chains.flatMap((chain) =>
+    GENERATED_PAIRS.flatMap((symbols) =>
+      [symbols.join('/'), [...symbols].reverse().join('/')].map(
+        (pair) => `/api/strategies?pair=${encodeURIComponent(pair)}&chain=${chain.key}`,
+      ),
+    ),
+  );
 }

@@ -3,6 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { Agent, createServer as createHttpServer, request } from 'node:http';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 
@@ -56,36 +57,47 @@ export function profileFlags(): string[] {
   return [...(dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : []), ...extra];
 }
 
-/** Runs a TypeScript entry in its own process and waits for it to print `ready`. */
+/**
+ * Runs a TypeScript entry in its own process and waits for it to print `ready`. `nodeArgs`: node flags
+ * after SERVER_NODE_FLAGS (BENCH_NODE_FLAGS still last); `onLine`: each line it prints after `ready`.
+ * The server is killed if this process exits first (a closed pipe on stdout, an uncaught error).
+ */
 export async function spawnReady(
   entry: string,
   args: string[],
   env: Record<string, string> = {},
+  options: { nodeArgs?: string[]; onLine?: (line: string) => void } = {},
 ): Promise<{ child: ChildProcess; stop(): Promise<void> }> {
   const child = spawn(
     process.execPath,
-    [...SERVER_NODE_FLAGS, ...profileFlags(), '--import', 'tsx', join(ROOT, entry), ...args],
+    [
+      ...SERVER_NODE_FLAGS,
+      ...(options.nodeArgs ?? []),
+      ...profileFlags(),
+      '--import',
+      'tsx',
+      join(ROOT, entry),
+      ...args,
+    ],
     {
       cwd: ROOT,
       env: { ...process.env, ...env },
       stdio: ['pipe', 'pipe', 'inherit'],
     },
   );
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+  child.once('exit', () => process.off('exit', killOnExit));
   await new Promise<void>((resolve, reject) => {
-    let out = '';
     let ready = false;
     const timer = setTimeout(() => reject(new Error(`${entry} not ready in 120 s`)), 120_000);
-    // Drained to the end (a server logging per request must not block on a full pipe), kept only
-    // until `ready`.
-    child.stdout?.on('data', (chunk: Buffer) => {
-      if (ready) return;
-      out += chunk.toString();
-      if (/(^|\n)ready/.test(out)) {
-        ready = true;
-        out = '';
-        clearTimeout(timer);
-        resolve();
-      }
+    // Drained to the end (a server logging per request must not block on a full pipe).
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      if (ready) return options.onLine?.(line);
+      if (line !== 'ready') return;
+      ready = true;
+      clearTimeout(timer);
+      resolve();
     });
     child.once('exit', (code) => reject(new Error(`${entry} exited with ${code}`)));
   });

@@ -5,7 +5,7 @@
  *
  * The gateway of bench/catalogue.ts (bench/servers/catalogue.ts, the service's node flags) runs with
  * `--trace-gc-nvp` over a generated catalogue; V8's line per collection is read from its stdout as it
- * comes. For each connection count (autocannon, the rotation over every (chain, pair) of bench/catalogue.ts),
+ * comes (spawnReady's `onLine`). For each connection count (autocannon, the rotation over every (chain, pair) of bench/catalogue.ts),
  * a warm-up, then a measured run: requests, the gateway's CPU per request (/proc), the scavenges (how
  * many, their pauses as a share of the run), and the bytes they promoted per request.
  *   BENCH_STRATEGIES, BENCH_SWAPS   dataset (20,000, 100,000); BENCH_DB_URL reuses a database,
@@ -15,15 +15,13 @@
  *   BENCH_NODE_FLAGS                more V8 flags for the gateway (a heap setting to compare)
  * Writes bench/results/promotion.json.
  */
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { createDb } from '../store/db.js';
 import { migrate } from '../store/migrate.js';
 import { fixtureChains } from '../test/helpers/catalogue.js';
 import { createTestDatabase } from '../test/helpers/postgres.js';
+import { generatedListPaths } from './fixtures.js';
 import { generateCatalogue } from './generate.js';
-import { freePort, load, profileFlags, ROOT, SERVER_NODE_FLAGS } from './lib.js';
+import { freePort, load, spawnReady } from './lib.js';
 import { cpuMs, machine, writeResult } from './measure.js';
 
 const STRATEGIES = Number(process.env.BENCH_STRATEGIES ?? 20_000);
@@ -33,10 +31,7 @@ const COUNTS = (process.env.BENCH_CONNECTION_COUNTS ?? '20,2').split(',').map(Nu
 const WARM_UP_SECONDS = 5;
 
 const chains = fixtureChains(3);
-const PAIRS = ['USDC/USDT', 'USDT/USDC', 'EURC/USDC', 'USDC/EURC', 'EURC/USDT', 'USDT/EURC'];
-const listPaths = chains.flatMap((c) =>
-  PAIRS.map((pair) => `/api/strategies?pair=${encodeURIComponent(pair)}&chain=${c.key}`),
-);
+const listPaths = generatedListPaths(chains);
 
 /** The young generation's collections of one run, summed from V8's nvp lines. */
 interface Young {
@@ -69,52 +64,30 @@ try {
   const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM strategies');
   if (rows[0]!.n === 0) await generateCatalogue(db, { strategies: STRATEGIES, swaps: SWAPS, chains });
 
+  // What V8's lines count towards: null outside a measured run (start-up, warm-ups).
+  let counting: Young | null = null;
   const port = await freePort();
-  const child = spawn(
-    process.execPath,
-    [
-      ...SERVER_NODE_FLAGS,
-      '--trace-gc-nvp',
-      ...profileFlags(),
-      '--import',
-      'tsx',
-      join(ROOT, 'bench/servers/catalogue.ts'),
-      String(port),
-      '/api/strategies',
-    ],
+  const server = await spawnReady(
+    'bench/servers/catalogue.ts',
+    [String(port), '/api/strategies'],
+    { DATABASE_URL: url, NODE_ENV: process.env.NODE_ENV ?? 'production' },
     {
-      cwd: ROOT,
-      env: { ...process.env, DATABASE_URL: url, NODE_ENV: process.env.NODE_ENV ?? 'production' },
-      stdio: ['ignore', 'pipe', 'inherit'],
+      nodeArgs: ['--trace-gc-nvp'],
+      onLine: (line) => {
+        if (counting === null) return;
+        if (line.includes(' gc=s ')) {
+          counting.scavenges++;
+          counting.pauseMs += field(line, 'pause');
+          counting.promotedBytes += field(line, 'promoted');
+        } else if (line.includes(' gc=mc ')) {
+          counting.markCompacts++;
+          counting.markCompactPauseMs += field(line, 'pause');
+        }
+      },
     },
   );
-  // A parent that dies first (a closed pipe on stdout, an uncaught error) takes its server with it.
-  process.once('exit', () => child.kill('SIGKILL'));
-  stops.push(
-    () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
-  );
-  // What the lines count towards: null before a measured run (start-up, warm-ups).
-  let counting: Young | null = null;
-  await new Promise<void>((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`bench/servers/catalogue.ts exited with ${code}`)));
-    createInterface({ input: child.stdout! }).on('line', (line) => {
-      if (line === 'ready') resolve();
-      if (counting === null) return;
-      if (line.includes(' gc=s ')) {
-        counting.scavenges++;
-        counting.pauseMs += field(line, 'pause');
-        counting.promotedBytes += field(line, 'promoted');
-      } else if (line.includes(' gc=mc ')) {
-        counting.markCompacts++;
-        counting.markCompactPauseMs += field(line, 'pause');
-      }
-    });
-  });
+  stops.push(server.stop);
+  const child = server.child;
   const base = `http://127.0.0.1:${port}`;
   const runs = [];
   for (const connections of COUNTS) {
