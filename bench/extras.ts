@@ -36,7 +36,15 @@ import { migrate } from '../store/migrate.js';
 import { writeRollup } from '../store/rollups.js';
 import { createTestDatabase, MACHINE_REDIS } from '../test/helpers/postgres.js';
 import { busyCatalogueRollup } from './fixtures.js';
-import { freePort, type LoadResult, load, profileFlags, ROOT, SERVER_NODE_FLAGS } from './lib.js';
+import {
+  freePort,
+  killedWithThisProcess,
+  type LoadResult,
+  load,
+  profileFlags,
+  ROOT,
+  SERVER_NODE_FLAGS,
+} from './lib.js';
 import { cpuMs, machine, median, medianRow, writeResult } from './measure.js';
 import { pacedApart } from './paced.js';
 
@@ -73,6 +81,7 @@ async function startServer(env: Record<string, string>): Promise<{ url: string; 
       stdio: ['ignore', 'pipe', 'inherit'],
     },
   );
+  killedWithThisProcess(child);
   await new Promise<void>((resolve, reject) => {
     let head = '';
     const timer = setTimeout(
@@ -212,6 +221,9 @@ try {
       );
     }
   }
+  /** The load generator's own CPU per answered request, in µs. */
+  const generatorUs = (r: LoadResult) =>
+    (((r.generatorCpuMs ?? 0) / Math.max(1, r.total ?? 0)) * 1000).toFixed(1);
   type Variant = (typeof variants)[number];
   /**
    * Each variant loaded beside off in the same seconds (`drive` runs one's load), `rounds` times: the
@@ -233,7 +245,7 @@ try {
         ratio[v.name] = [...(ratio[v.name] ?? []), here.perRequest / base.perRequest];
         const failed = here.result.non2xx + here.result.errors + base.result.non2xx + base.result.errors;
         console.log(
-          `${label} round ${round}: ${v.name} ${here.perRequest.toFixed(1)} µs CPU/req (${here.result.requestsPerSec} req/s) beside off ${base.perRequest.toFixed(1)} (${base.result.requestsPerSec} req/s): ${(here.perRequest / base.perRequest).toFixed(3)}×${failed > 0 ? ` (${failed} failed)` : ''}`,
+          `${label} round ${round}: ${v.name} ${here.perRequest.toFixed(1)} µs CPU/req (${here.result.requestsPerSec} req/s) beside off ${base.perRequest.toFixed(1)} (${base.result.requestsPerSec} req/s): ${(here.perRequest / base.perRequest).toFixed(3)}×; load generators ${generatorUs(here.result)} and ${generatorUs(base.result)} µs CPU/req${failed > 0 ? ` (${failed} failed)` : ''}`,
         );
       }
     }

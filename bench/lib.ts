@@ -58,9 +58,19 @@ export function profileFlags(): string[] {
 }
 
 /**
+ * A process a bench started is killed if the bench exits first (a closed pipe on stdout, an uncaught
+ * error), so no server is left running and holding its test database.
+ */
+export function killedWithThisProcess(child: ChildProcess): void {
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+  child.once('exit', () => process.off('exit', killOnExit));
+}
+
+/**
  * Runs a TypeScript entry in its own process and waits for it to print `ready`. `nodeArgs`: node flags
  * after SERVER_NODE_FLAGS (BENCH_NODE_FLAGS still last); `onLine`: each line it prints after `ready`.
- * The server is killed if this process exits first (a closed pipe on stdout, an uncaught error).
+ * The server is killed if this process exits first (`killedWithThisProcess`).
  */
 export async function spawnReady(
   entry: string,
@@ -85,9 +95,7 @@ export async function spawnReady(
       stdio: ['pipe', 'pipe', 'inherit'],
     },
   );
-  const killOnExit = () => child.kill('SIGKILL');
-  process.once('exit', killOnExit);
-  child.once('exit', () => process.off('exit', killOnExit));
+  killedWithThisProcess(child);
   await new Promise<void>((resolve, reject) => {
     let ready = false;
     const timer = setTimeout(() => reject(new Error(`${entry} not ready in 120 s`)), 120_000);
@@ -152,6 +160,7 @@ export async function spawnService(
       stdio: ['ignore', 'pipe', 'inherit'],
     },
   );
+  killedWithThisProcess(child);
   const logs: Array<Record<string, unknown>> = [];
   const url = await new Promise<string>((resolve, reject) => {
     const timeoutMs = options.timeoutMs ?? 120_000;
@@ -286,6 +295,7 @@ export async function runApart<T>(module: string, argument: unknown, what: strin
   const child = spawn(process.execPath, ['--import', 'tsx', module, JSON.stringify(argument)], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
+  killedWithThisProcess(child);
   let out = '';
   child.stdout.on('data', (chunk: Buffer) => {
     out += chunk.toString();

@@ -38,6 +38,7 @@ export async function paced(
   connections = 20,
   options: { distinctClients?: boolean; headers?: Record<string, string> } = {},
 ): Promise<LoadResult> {
+  const cpu = process.cpuUsage();
   const { hostname, port } = new URL(url);
   const extra = Object.entries(options.headers ?? {})
     .map(([name, value]) => `${name}: ${value}\r\n`)
@@ -164,6 +165,10 @@ export async function paced(
     max: at(1),
     non2xx,
     errors,
+    generatorCpuMs: (() => {
+      const used = process.cpuUsage(cpu);
+      return Math.round((used.user + used.system) / 1000);
+    })(),
   };
 }
 
