@@ -43,15 +43,9 @@ import { insertStrategy } from '../test/helpers/catalogue.js';
 import { eventually } from '../test/helpers/load.js';
 import { createTestDatabase, MACHINE_REDIS } from '../test/helpers/postgres.js';
 import { reportAll, type Target, type TargetReport } from './allReport.js';
-import {
-  type LoadOptions,
-  type LoadResult,
-  load,
-  type ServiceProcess,
-  spawnReady,
-  spawnService,
-} from './lib.js';
+import { type LoadOptions, type LoadResult, load } from './lib.js';
 import { cpuMs, medianRow, RSS_TARGET_MB, rssOf } from './measure.js';
+import { type ServiceProcess, spawnReady, spawnService } from './processes.js';
 import { openStrategyHash, swapBody, writeWallets } from './writeSetup.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);

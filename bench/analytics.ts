@@ -18,9 +18,10 @@ import { createDb } from '../store/db.js';
 import { migrate } from '../store/migrate.js';
 import { fixtureChains } from '../test/helpers/catalogue.js';
 import { generateCatalogue } from './generate.js';
-import { freePort, type LoadResult, load, spawnReady } from './lib.js';
+import { type LoadResult, load } from './lib.js';
 import { machine, printTable, writeResult } from './measure.js';
 import { pacedApart } from './paced.js';
+import { freePort, spawnReady } from './processes.js';
 
 const url = process.env.BENCH_DB_URL;
 if (!url) {

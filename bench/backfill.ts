@@ -31,8 +31,8 @@ import { freshnessSeconds } from '../resolvers/catalogue/stats.js';
 import { createDb, type Db } from '../store/db.js';
 import { migrate } from '../store/migrate.js';
 import { readRollup } from '../store/rollups.js';
-import { freePort, spawnReady } from './lib.js';
 import { writeResult } from './measure.js';
+import { freePort, spawnReady } from './processes.js';
 import { SHIPS_PER_BLOCK, type StubManifest } from './servers/chainStubManifest.js';
 
 const LOGS = Number(process.env.BENCH_BACKFILL_LOGS ?? 1_000_000);

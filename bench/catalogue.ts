@@ -32,9 +32,10 @@ import { fixtureChains } from '../test/helpers/catalogue.js';
 import { createTestDatabase } from '../test/helpers/postgres.js';
 import { GENERATED_PAIRS, generatedListPaths } from './fixtures.js';
 import { generateCatalogue } from './generate.js';
-import { freePort, type LoadResult, load, spawnReady } from './lib.js';
+import { type LoadResult, load } from './lib.js';
 import { cpuMs, machine, median, RSS_TARGET_MB, rssOf, writeResult } from './measure.js';
 import { pacedApart } from './paced.js';
+import { freePort, spawnReady } from './processes.js';
 
 /** Every server of the run (ours and the baselines) gets the same NODE_ENV: production unless set. */
 const NODE_ENV = process.env.NODE_ENV ?? 'production';

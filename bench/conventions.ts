@@ -9,8 +9,9 @@ import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestDatabase } from '../test/helpers/postgres.js';
-import { freePort, type LoadResult, load, spawnReady } from './lib.js';
+import { type LoadResult, load } from './lib.js';
 import { printTable, writeResult } from './measure.js';
+import { freePort, spawnReady } from './processes.js';
 
 const body = JSON.stringify({ data: { ok: true, message: 'fixed body of the conventions bench' }, meta: {} });
 const bodyFile = join(tmpdir(), 'gw-bench-body.json');

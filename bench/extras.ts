@@ -36,17 +36,10 @@ import { migrate } from '../store/migrate.js';
 import { writeRollup } from '../store/rollups.js';
 import { createTestDatabase, MACHINE_REDIS } from '../test/helpers/postgres.js';
 import { busyCatalogueRollup } from './fixtures.js';
-import {
-  freePort,
-  killedWithThisProcess,
-  type LoadResult,
-  load,
-  profileFlags,
-  ROOT,
-  SERVER_NODE_FLAGS,
-} from './lib.js';
+import { type LoadResult, load } from './lib.js';
 import { cpuMs, machine, median, medianRow, writeResult } from './measure.js';
 import { pacedApart } from './paced.js';
+import { freePort, killedWithThisProcess, profileFlags, ROOT, SERVER_NODE_FLAGS } from './processes.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);

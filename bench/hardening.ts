@@ -16,9 +16,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestDatabase } from '../test/helpers/postgres.js';
 import { startRedisServer } from '../test/helpers/redis.js';
-import { freePort, type LoadResult, type ServiceProcess, spawnService } from './lib.js';
+import type { LoadResult } from './lib.js';
 import { machine, writeResult } from './measure.js';
 import { pacedApart } from './paced.js';
+import { freePort, type ServiceProcess, spawnService } from './processes.js';
 
 const RATE = Number(process.env.BENCH_HARDENING_RATE ?? 300);
 const SECONDS = Number(process.env.BENCH_HARDENING_SECONDS ?? 8);

@@ -1,12 +1,13 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
-import { type LoadResult, ROOT } from './lib.js';
+import type { LoadResult } from './lib.js';
+import { ROOT } from './processes.js';
 
 /**
  * What the benches measure and how they report it: CPU and resident memory of a process (/proc), the
  * machine, medians of interleaved rounds, tables, result files, and series of sequential calls.
- * (Starting servers and generating load: bench/lib.ts.)
+ * (Starting servers: bench/processes.ts; generating load: bench/lib.ts.)
  */
 /** CPU milliseconds (user + system) a process has used so far, from /proc (Linux); 0 once it is gone. */
 export function cpuMs(pid: number, only?: 'user' | 'system'): number {

@@ -14,7 +14,8 @@
  */
 import net from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { type LoadResult, runApart } from './lib.js';
+import type { LoadResult } from './lib.js';
+import { runApart } from './processes.js';
 
 const CRLF2 = Buffer.from('\r\n\r\n');
 

@@ -21,8 +21,9 @@ import { fixtureChains } from '../test/helpers/catalogue.js';
 import { createTestDatabase } from '../test/helpers/postgres.js';
 import { generatedListPaths } from './fixtures.js';
 import { generateCatalogue } from './generate.js';
-import { freePort, load, spawnReady } from './lib.js';
+import { load } from './lib.js';
 import { cpuMs, machine, writeResult } from './measure.js';
+import { freePort, spawnReady } from './processes.js';
 
 const STRATEGIES = Number(process.env.BENCH_STRATEGIES ?? 20_000);
 const SWAPS = Number(process.env.BENCH_SWAPS ?? 100_000);

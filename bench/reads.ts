@@ -19,8 +19,9 @@ import { writeRollup } from '../store/rollups.js';
 import { fixtureChains, insertStrategy } from '../test/helpers/catalogue.js';
 import { createTestDatabase } from '../test/helpers/postgres.js';
 import { busyCatalogueRollup } from './fixtures.js';
-import { freePort, type LoadResult, load, spawnReady } from './lib.js';
+import { type LoadResult, load } from './lib.js';
 import { machine, median, medianRow, RSS_TARGET_MB, rssOf, writeResult } from './measure.js';
+import { freePort, spawnReady } from './processes.js';
 
 const NODE_ENV = process.env.NODE_ENV ?? 'production';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);

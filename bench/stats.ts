@@ -18,8 +18,9 @@ import { migrate } from '../store/migrate.js';
 import type { CatalogueRollup } from '../store/rollups.js';
 import { writeRollup } from '../store/rollups.js';
 import { createTestDatabase, MACHINE_REDIS } from '../test/helpers/postgres.js';
-import { freePort, type LoadResult, load, spawnReady } from './lib.js';
+import { type LoadResult, load } from './lib.js';
 import { machine, median, medianRow, printTable, writeResult } from './measure.js';
+import { freePort, spawnReady } from './processes.js';
 
 /** Every server of the run (ours and the baselines) gets the same NODE_ENV: production unless set. */
 const NODE_ENV = process.env.NODE_ENV ?? 'production';

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Address } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, spawnReady } from '../../bench/lib.js';
+import { freePort, spawnReady } from '../../bench/processes.js';
 import type { StubManifest } from '../../bench/servers/chainStubManifest.js';
 import { AQUA_TRAITS, encodeStrategy, strategyHashOf } from '../../chain/order.js';
 import { buildProgram, salt, xycSwap } from '../../chain/program.js';

@@ -4,7 +4,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ServiceProcess, spawnService } from '../../bench/lib.js';
+import { type ServiceProcess, spawnService } from '../../bench/processes.js';
 import { portAnswers } from '../../devnet/anvil.js';
 import { eventually } from '../helpers/load.js';
 import { testPort } from '../helpers/ports.js';

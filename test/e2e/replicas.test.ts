@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ServiceProcess, spawnService } from '../../bench/lib.js';
+import { type ServiceProcess, spawnService } from '../../bench/processes.js';
 import { aquaAbi, routerAbi } from '../../chain/abi.js';
 import { createChainClient } from '../../chain/clients.js';
 import { type Devnet, startDevnet } from '../../devnet/devnet.js';

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ServiceProcess, spawnService } from '../../bench/lib.js';
+import { type ServiceProcess, spawnService } from '../../bench/processes.js';
 import { portAnswers } from '../../devnet/anvil.js';
 import { eventually } from '../helpers/load.js';
 import { testPort } from '../helpers/ports.js';

@@ -10,7 +10,7 @@ import path from 'node:path';
 import type { Hex } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ServiceProcess, spawnService } from '../../bench/lib.js';
+import { type ServiceProcess, spawnService } from '../../bench/processes.js';
 import { testPort } from '../helpers/ports.js';
 import { INTERNAL_TOKEN } from '../helpers/service.js';
 import { type Receiver, startReceiver, verified } from '../helpers/webhookReceiver.js';

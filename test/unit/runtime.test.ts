@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { SERVER_NODE_FLAGS } from '../../bench/lib.js';
+import { SERVER_NODE_FLAGS } from '../../bench/processes.js';
 
 /**
- * The benches measure the service with SERVER_NODE_FLAGS (bench/lib.ts); the ways it is started for
+ * The benches measure the service with SERVER_NODE_FLAGS (bench/processes.ts); the ways it is started for
  * real must give node the same flags, or the figures describe another runtime.
  */
 describe('the node flags of the service', () => {
