@@ -18,20 +18,18 @@
  *   BENCH_STRATEGIES, BENCH_SWAPS   dataset size (1e6, 1e7)
  *   BENCH_SECONDS, BENCH_ROUNDS     seconds per load run (8), interleaved rounds (3; medians compared)
  *   BENCH_DB_URL                    reuse a database a previous run kept (BENCH_KEEP_DB=1 keeps it)
- * The rows come from `generateCatalogue` (bench/generate.ts). Writes bench/results/catalogue.json.
+ * The rows come from `generateCatalogue` (bench/generate.ts, through bench/generatedDatabase.ts). Writes bench/results/catalogue.json.
  */
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { refreshRollup } from '../indexer/rollup.js';
 import type { ChainConfig } from '../lib/config.js';
-import { createDb, type Db } from '../store/db.js';
-import { migrate } from '../store/migrate.js';
+import type { Db } from '../store/db.js';
 import { listOpenStrategies } from '../store/strategyList.js';
 import { fixtureChains } from '../test/helpers/catalogue.js';
-import { createTestDatabase } from '../test/helpers/postgres.js';
 import { GENERATED_PAIRS, generatedListPaths } from './fixtures.js';
-import { generateCatalogue } from './generate.js';
+import { generatedDatabase } from './generatedDatabase.js';
 import { type LoadResult, load } from './lib.js';
 import { cpuMs, machine, median, RSS_TARGET_MB, rssOf, writeResult } from './measure.js';
 import { pacedApart } from './paced.js';
@@ -145,34 +143,16 @@ async function explain(db: Db, combo: Combo): Promise<Record<string, string>> {
 }
 
 const stops: Array<() => Promise<void>> = [];
-let database: { url: string; drop(): Promise<void> } | null = null;
+const database = await generatedDatabase({
+  strategies: STRATEGIES,
+  swaps: SWAPS,
+  chains,
+  log: (line) => console.log(line),
+});
 try {
-  let url = process.env.BENCH_DB_URL;
-  let generation: Record<string, unknown> = { reused: url };
-  if (!url) {
-    database = await createTestDatabase();
-    url = database.url;
-  }
-  const db = createDb(url, 4);
-  stops.push(async () => {
-    await db.end();
-  });
-  await migrate(db);
-  const { rows: counted } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM strategies');
-  if (counted[0]!.n === 0) {
-    const started = performance.now();
-    console.log(
-      `generating with bench/generate.ts: ${STRATEGIES.toLocaleString()} strategies, ${SWAPS.toLocaleString()} swaps`,
-    );
-    await generateCatalogue(db, {
-      strategies: STRATEGIES,
-      swaps: SWAPS,
-      chains,
-      log: (line) => console.log(`  ${line}`),
-    });
-    generation = { seconds: Math.round((performance.now() - started) / 1000) };
-    console.log(`generated in ${generation.seconds} s`);
-  }
+  const { url, db } = database;
+  const generation =
+    database.generatedSeconds === null ? { reused: url } : { seconds: database.generatedSeconds };
   const refreshed = await refreshRollup(db, chains);
   const { rows: sizes } = await db.query<{ strategies: number; open: number; swaps: number; table: string }>(
     `SELECT (SELECT count(*)::int FROM strategies) AS strategies,
@@ -346,6 +326,5 @@ try {
   console.log(`written ${file}`);
 } finally {
   for (const stop of stops.reverse()) await stop().catch(() => {});
-  if (database && process.env.BENCH_KEEP_DB !== '1') await database.drop();
-  else if (database) console.log(`kept the database: BENCH_DB_URL=${database.url}`);
+  await database.close();
 }

@@ -15,12 +15,9 @@
  *   BENCH_NODE_FLAGS                more V8 flags for the gateway (a heap setting to compare)
  * Writes bench/results/promotion.json.
  */
-import { createDb } from '../store/db.js';
-import { migrate } from '../store/migrate.js';
 import { fixtureChains } from '../test/helpers/catalogue.js';
-import { createTestDatabase } from '../test/helpers/postgres.js';
 import { generatedListPaths } from './fixtures.js';
-import { generateCatalogue } from './generate.js';
+import { generatedDatabase } from './generatedDatabase.js';
 import { load } from './lib.js';
 import { cpuMs, machine, writeResult } from './measure.js';
 import { freePort, spawnReady } from './processes.js';
@@ -52,18 +49,9 @@ const none = (): Young => ({
 const field = (line: string, name: string) => Number(new RegExp(`\\b${name}=([\\d.]+)`).exec(line)?.[1] ?? 0);
 
 const stops: Array<() => Promise<void>> = [];
-let database: { url: string; drop(): Promise<void> } | null = null;
+const database = await generatedDatabase({ strategies: STRATEGIES, swaps: SWAPS, chains });
 try {
-  let url = process.env.BENCH_DB_URL;
-  if (!url) {
-    database = await createTestDatabase();
-    url = database.url;
-  }
-  const db = createDb(url, 4);
-  stops.push(() => db.end());
-  await migrate(db);
-  const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM strategies');
-  if (rows[0]!.n === 0) await generateCatalogue(db, { strategies: STRATEGIES, swaps: SWAPS, chains });
+  const { url } = database;
 
   // What V8's lines count towards: null outside a measured run (start-up, warm-ups).
   let counting: Young | null = null;
@@ -105,7 +93,7 @@ try {
     // The nvp lines of the run's last moments may still be in the pipe.
     await new Promise((r) => setTimeout(r, 200));
     counting = null;
-    const requests = result.requestsPerSec * SECONDS;
+    const requests = result.total ?? result.requestsPerSec * SECONDS;
     const run = {
       connections,
       requestsPerSec: result.requestsPerSec,
@@ -125,7 +113,5 @@ try {
   writeResult('promotion', { machine: machine(), strategies: STRATEGIES, seconds: SECONDS, runs });
 } finally {
   for (const stop of stops.reverse()) await stop().catch(() => {});
-  if (process.env.BENCH_KEEP_DB === '1' && database)
-    console.log(`kept the database: BENCH_DB_URL=${database.url}`);
-  else await database?.drop();
+  await database.close();
 }
