@@ -28,9 +28,8 @@
  * Writes bench/results/extras.json.
  */
 
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { request } from 'node:http';
-import { join } from 'node:path';
 import { createDb } from '../store/db.js';
 import { migrate } from '../store/migrate.js';
 import { writeRollup } from '../store/rollups.js';
@@ -39,7 +38,7 @@ import { busyCatalogueRollup } from './fixtures.js';
 import { type LoadResult, load } from './lib.js';
 import { cpuMs, machine, median, medianRow, writeResult } from './measure.js';
 import { pacedApart } from './paced.js';
-import { freePort, killedWithThisProcess, profileFlags, ROOT, SERVER_NODE_FLAGS } from './processes.js';
+import { freePort, spawnReady } from './processes.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -52,47 +51,18 @@ const ORIGIN = 'https://app.example';
 const OFF = { CORS: 'off', HTTP_CACHE: 'off', COMPRESSION: 'off', ACCESS_LOG: 'off' };
 
 /**
- * The service for one variant, in a process of its own; resolves once it printed `ready`. Its stdout
- * (the access log, when the build has one) is read and dropped, as a log shipper's pipe would be.
+ * The service for one variant, in a process of its own (`spawnReady`); resolves once it printed
+ * `ready`. Its stdout (the access log, when the build has one) is read and dropped, as a log shipper's
+ * pipe would be.
  */
 async function startServer(env: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {
   const port = await freePort();
-  const child = spawn(
-    process.execPath,
-    [
-      ...SERVER_NODE_FLAGS,
-      ...profileFlags(),
-      '--import',
-      'tsx',
-      join(ROOT, 'bench/servers/catalogue.ts'),
-      String(port),
-      '/api/stats',
-    ],
-    {
-      cwd: ROOT,
-      env: { ...process.env, BENCH_LOG_LEVEL: 'info', ...env },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  );
-  killedWithThisProcess(child);
-  await new Promise<void>((resolve, reject) => {
-    let head = '';
-    const timer = setTimeout(
-      () => reject(new Error('bench/servers/catalogue.ts not ready in 120 s')),
-      120_000,
-    );
-    child.stdout!.on('data', (chunk: Buffer) => {
-      if (head.length > 65_536) return;
-      head += chunk.toString();
-      if (/(^|\n)ready/.test(head)) {
-        clearTimeout(timer);
-        head = 'x'.repeat(65_537);
-        resolve();
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`bench/servers/catalogue.ts exited with ${code}`)));
+  const server = await spawnReady('bench/servers/catalogue.ts', [String(port), '/api/stats'], {
+    BENCH_LOG_LEVEL: 'info',
+    ...env,
   });
-  return { url: `http://127.0.0.1:${port}`, child };
+  stops.push(server.stop);
+  return { url: `http://127.0.0.1:${port}`, child: server.child };
 }
 
 /** The bytes of one response's body as sent (compressed when asked). */
@@ -110,16 +80,9 @@ function wireBytes(url: string, headers: Record<string, string>): Promise<number
   });
 }
 
-function stop(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null) return resolve();
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-  });
-}
-
+/** Ends every server started (`startServer`). */
+const stops: Array<() => Promise<void>> = [];
 const database = await createTestDatabase();
-const children: ChildProcess[] = [];
 try {
   const db = createDb(database.url, 2);
   await migrate(db);
@@ -133,7 +96,6 @@ try {
   };
   const off = await startServer({ ...common, ...OFF });
   const on = await startServer(common);
-  children.push(off.child, on.child);
   const variants = [
     { name: 'off', url: off.url, pid: off.child.pid!, headers: { origin: ORIGIN } as Record<string, string> },
     { name: 'on', url: on.url, pid: on.child.pid!, headers: { origin: ORIGIN } },
@@ -149,11 +111,9 @@ try {
   // and a second server with all of them off (an A/A pair: what the method reads where nothing differs).
   if (process.env.BENCH_PROBE === '1') {
     const again = await startServer({ ...common, ...OFF });
-    children.push(again.child);
     variants.push({ name: 'off, again', url: again.url, pid: again.child.pid!, headers: { origin: ORIGIN } });
     for (const name of ['CORS', 'HTTP_CACHE', 'ACCESS_LOG', 'COMPRESSION'] as const) {
       const probe = await startServer({ ...common, [name]: 'off' });
-      children.push(probe.child);
       variants.push({
         name: `on, ${name} off`,
         url: probe.url,
@@ -337,6 +297,6 @@ try {
   });
   console.log(`written ${file}`);
 } finally {
-  for (const child of children) await stop(child).catch(() => {});
+  for (const stop of stops) await stop().catch(() => {});
   await database.drop();
 }

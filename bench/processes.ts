@@ -63,7 +63,7 @@ export function profileFlags(): string[] {
  * A process a bench started is killed if the bench exits first (a closed pipe on stdout, an uncaught
  * error), so no server is left running and holding its test database.
  */
-export function killedWithThisProcess(child: ChildProcess): void {
+function killedWithThisProcess(child: ChildProcess): void {
   const killOnExit = () => child.kill('SIGKILL');
   process.once('exit', killOnExit);
   child.once('exit', () => process.off('exit', killOnExit));
@@ -71,7 +71,8 @@ export function killedWithThisProcess(child: ChildProcess): void {
 
 /**
  * Runs a TypeScript entry in its own process and waits for it to print `ready`. `nodeArgs`: node flags
- * after SERVER_NODE_FLAGS (BENCH_NODE_FLAGS still last); `onLine`: each line it prints after `ready`.
+ * after SERVER_NODE_FLAGS (BENCH_NODE_FLAGS still last); `onLine`: each line it prints after `ready`
+ * (without it, what it prints is read and dropped, as a log shipper's pipe would be).
  * The server is killed if this process exits first (`killedWithThisProcess`).
  */
 export async function spawnReady(
@@ -101,12 +102,18 @@ export async function spawnReady(
   await new Promise<void>((resolve, reject) => {
     let ready = false;
     const timer = setTimeout(() => reject(new Error(`${entry} not ready in 120 s`)), 120_000);
-    // Drained to the end (a server logging per request must not block on a full pipe).
-    createInterface({ input: child.stdout! }).on('line', (line) => {
+    // Drained to the end (a server logging per request must not block on a full pipe): line by line
+    // for `onLine`, else unread once it is ready (an access log is not split into lines in this process).
+    const lines = createInterface({ input: child.stdout! });
+    lines.on('line', (line) => {
       if (ready) return options.onLine?.(line);
       if (line !== 'ready') return;
       ready = true;
       clearTimeout(timer);
+      if (!options.onLine) {
+        lines.close();
+        child.stdout!.on('data', () => {}).resume();
+      }
       resolve();
     });
     child.once('exit', (code) => reject(new Error(`${entry} exited with ${code}`)));
