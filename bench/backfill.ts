@@ -31,7 +31,7 @@ import { freshnessSeconds } from '../resolvers/catalogue/stats.js';
 import { createDb, type Db } from '../store/db.js';
 import { migrate } from '../store/migrate.js';
 import { readRollup } from '../store/rollups.js';
-import { writeResult } from './measure.js';
+import { ownCpuMsSince, writeResult } from './measure.js';
 import { freePort, spawnReady } from './processes.js';
 import { SHIPS_PER_BLOCK, type StubManifest } from './servers/chainStubManifest.js';
 
@@ -160,7 +160,7 @@ try {
   indexer = await startIndexer(services(), { background: false });
   const [second] = await indexer.syncNow();
   const ms = performance.now() - started;
-  const used = process.cpuUsage(cpu);
+  const cpuUsedMs = ownCpuMsSince(cpu);
   await indexer.refreshNow();
   const caughtUp = await readRollup(db);
   const logs = first!.logs + second!.logs;
@@ -174,7 +174,7 @@ try {
     'resumed from': second!.from,
     'read wait ms': first!.readMs + second!.readMs,
     'write ms': first!.writeMs + second!.writeMs,
-    'node cpu ms': Math.round((used.user + used.system) / 1000),
+    'node cpu ms': Math.round(cpuUsedMs),
   };
   const stored = {
     strategies: await count('SELECT count(*) AS n FROM strategies'),

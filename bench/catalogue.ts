@@ -31,7 +31,7 @@ import { fixtureChains } from '../test/helpers/catalogue.js';
 import { GENERATED_PAIRS, generatedListPaths } from './fixtures.js';
 import { generatedDatabase } from './generatedDatabase.js';
 import { type LoadResult, load } from './lib.js';
-import { cpuMs, machine, median, RSS_TARGET_MB, rssOf, writeResult } from './measure.js';
+import { cpuMs, machine, median, ownCpuMsSince, RSS_TARGET_MB, rssOf, writeResult } from './measure.js';
 import { pacedApart } from './paced.js';
 import { freePort, spawnReady } from './processes.js';
 
@@ -104,8 +104,7 @@ async function storeReadFloor(db: Db): Promise<{ sequential: number; concurrent:
     };
     const cpu = process.cpuUsage();
     await Promise.all(Array.from({ length: inFlight }, worker));
-    const used = process.cpuUsage(cpu);
-    return Number(((used.user + used.system) / 1000 / calls).toFixed(3));
+    return Number((ownCpuMsSince(cpu) / calls).toFixed(3));
   };
   await run(1000, 4);
   return { sequential: await run(5000, 1), concurrent: await run(5000, 20) };

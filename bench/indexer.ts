@@ -28,7 +28,7 @@ import { createLogger } from '../lib/logger.js';
 import type { Services } from '../lib/services.js';
 import { createDb, type Db } from '../store/db.js';
 import { migrate } from '../store/migrate.js';
-import { writeResult } from './measure.js';
+import { ownCpuMsSince, writeResult } from './measure.js';
 
 const TARGET_LOGS_PER_SEC = 5000;
 const BASE_PORT = Number(process.env.BENCH_INDEXER_PORT ?? 19004);
@@ -173,7 +173,7 @@ try {
     const cpu = process.cpuUsage();
     const results = await indexer.syncNow();
     const ms = performance.now() - started;
-    const used = process.cpuUsage(cpu);
+    const cpuUsedMs = ownCpuMsSince(cpu);
     const logs = results.reduce((acc, r) => acc + r.logs, 0);
     runs.push({
       run: name,
@@ -184,7 +184,7 @@ try {
       'logs/s': Math.round(logs / (ms / 1000)),
       'read wait ms': Math.round(Math.max(...results.map((r) => r.readMs))),
       'write ms': Math.round(Math.max(...results.map((r) => r.writeMs))),
-      'node cpu ms': Math.round((used.user + used.system) / 1000),
+      'node cpu ms': Math.round(cpuUsedMs),
       perChain: Object.fromEntries(
         results.map((r) => [r.chain, { logs: r.logs, ms: r.ms, readMs: r.readMs, writeMs: r.writeMs }]),
       ),

@@ -7,6 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { Agent, createServer as createHttpServer, request } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { ownCpuMsSince } from './measure.js';
 import { runApart } from './processes.js';
 
 /** The figures of one load run (autocannon's, or paced.ts's open-loop one); latencies in ms. */
@@ -96,7 +97,7 @@ async function loadHere(name: string, url: string, options: LoadOptions): Promis
     ...(options.overallRate ? { overallRate: options.overallRate } : {}),
     ...(options.method || options.path || options.body || setups.length > 0 ? { requests: [request] } : {}),
   });
-  const used = process.cpuUsage(cpu);
+  const generatorCpuMs = Math.round(ownCpuMsSince(cpu));
   return {
     name,
     requestsPerSec: Math.round(result.requests.average),
@@ -107,7 +108,7 @@ async function loadHere(name: string, url: string, options: LoadOptions): Promis
     non2xx: result.non2xx,
     errors: result.errors,
     total: result.requests.total,
-    generatorCpuMs: Math.round((used.user + used.system) / 1000),
+    generatorCpuMs,
   };
 }
 

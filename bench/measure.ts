@@ -23,6 +23,12 @@ export function cpuMs(pid: number, only?: 'user' | 'system'): number {
   }
 }
 
+/** CPU milliseconds (user + system) this process has used since `start` (a `process.cpuUsage()`). */
+export function ownCpuMsSince(start: NodeJS.CpuUsage): number {
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / 1000;
+}
+
 /** USER_HZ: 100 on every Linux this runs on (`getconf CLK_TCK`). */
 const CLOCK_TICKS = 100;
 

@@ -15,6 +15,7 @@
 import net from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { LoadResult } from './lib.js';
+import { ownCpuMsSince } from './measure.js';
 import { runApart } from './processes.js';
 
 const CRLF2 = Buffer.from('\r\n\r\n');
@@ -166,10 +167,7 @@ export async function paced(
     max: at(1),
     non2xx,
     errors,
-    generatorCpuMs: (() => {
-      const used = process.cpuUsage(cpu);
-      return Math.round((used.user + used.system) / 1000);
-    })(),
+    generatorCpuMs: Math.round(ownCpuMsSince(cpu)),
   };
 }
 

@@ -24,7 +24,7 @@ import { createContext } from '../schema/context.js';
 import { schema } from '../schema/index.js';
 import { query } from '../store/db.js';
 import { startTestService } from '../test/helpers/service.js';
-import { RSS_TARGET_MB, rssOf, writeResult } from './measure.js';
+import { ownCpuMsSince, RSS_TARGET_MB, rssOf, writeResult } from './measure.js';
 
 const N = Number(process.env.BENCH_QUOTE_N ?? 400);
 /**
@@ -163,8 +163,7 @@ try {
       const started = performance.now();
       await run();
       samples.get(name)!.push(performance.now() - started);
-      const used = process.cpuUsage(cpuStart);
-      cpu.set(name, cpu.get(name)! + (used.user + used.system) / 1000);
+      cpu.set(name, cpu.get(name)! + ownCpuMsSince(cpuStart));
     }
   }
   const results = kinds.map(([name]) => ({
