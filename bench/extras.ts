@@ -19,7 +19,8 @@
  *   at peak     a closed loop (autocannon, 20 connections) on each at once, BENCH_ROUNDS rounds. The two
  *               are not sent alike: on's load generator parses five more headers per response (a quarter
  *               more of its CPU), so on is sent fewer requests, and a server's CPU per request rises
- *               the fewer it is sent. Its rounds spread 0.81-1.47x where the paced ones spread 0.96-1.06x;
+ *               the fewer it is sent. In the thirteenth pass its rounds spread 0.81-1.35x over three
+ *               runs, the near-peak rounds of the same runs 0.996-1.061x;
  *   alone       each variant's closed loop alone, rounds interleaved, for req/s and latency, and their
  *               lowest CPU per request (one server's moved from 94 to 142 µs between two 5 s rounds).
  * BENCH_AA=1 starts the `on` server with every addition off too and loads only the two: what the method
@@ -226,10 +227,8 @@ try {
     }
     return { cpu, ratio, rates };
   };
-  // The closed loop again, each variant side by side with off: both servers at their peak in the same
-  // seconds (a load generator each), so that what the host does to this VM's cores in that round falls
-  // on both. Run one after the other, the same server's CPU per request moved by half from one 5 s
-  // round to the next (94 to 142 µs for off in one run), more than the additions cost.
+  // The closed loop again, each variant side by side with off (printed, not judged: the two load
+  // generators do not send alike), and the rates it reaches give the near-peak rate below.
   const {
     cpu: peakCpu,
     ratio: peakRatio,
