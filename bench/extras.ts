@@ -14,7 +14,8 @@
  * per-round ratios, after a second of the same load on both (a server left idle while other pairs ran
  * pays more per request for a while):
  *   paced       a quarter of off's peak (BENCH_PACED_RATE), BENCH_PACED_ROUNDS (5) rounds;
- *   near peak   70% of the slower server's rate in the closed loops beside off (BENCH_HIGH_RATE), as many.
+ *   near peak   70% of the slowest variant's rate in the closed loops beside off (a compressing one's,
+ *               where they run; BENCH_HIGH_RATE), as many rounds.
  * Printed, not judged:
  *   at peak     a closed loop (autocannon, 20 connections) on each at once, BENCH_ROUNDS rounds. The two
  *               are not sent alike: on's load generator parses five more headers per response (a quarter
@@ -247,9 +248,9 @@ try {
   const { cpu: pacedCpu, ratio: pacedRatio } = await besideOff('paced', PACED_ROUNDS, (v, seconds) =>
     pacedApart(v.name, v.url, ['/api/stats'], rate, seconds, { headers: v.headers }),
   );
-  // Near peak, at one rate for both: 70% of what the slower of the two servers answered in the closed
-  // loop beside off (what two paced clients, each costlier per request than autocannon, and two servers
-  // still fit in two cores). Beside each other at peak, the two closed loops do not send alike: the
+  // Near peak, at one rate for every pair: 70% of what the slowest variant answered in the closed loop
+  // beside off (so that the gzip and br rows fit too; what two paced clients, each costlier per request
+  // than autocannon, and two servers still fit in two cores). Beside each other at peak, the two closed loops do not send alike: the
   // load generator of `on` parses five more headers per response and spent a quarter more CPU per
   // response than off's, so `on` was sent fewer requests, and a server sent fewer requests pays more
   // for each (twelfth pass: 2.4x for a hello-world between 300 req/s and its peak). At one rate both
@@ -295,7 +296,7 @@ try {
   console.table(table);
   // Two verdicts, each the median of per-round ratios to off with both servers sent the same requests
   // at the same rate in the same seconds: at a quarter of off's peak (a service below saturation) and
-  // near peak (70% of the slower server's closed-loop rate). Under 10% more CPU per request is >= 0.9x
+  // near peak (70% of the slowest variant's closed-loop rate). Under 10% more CPU per request is >= 0.9x
   // the requests per CPU second. Printed beside them, not judged: the closed loops at once (their load
   // generators differ per response, so the two servers are not sent the same number of requests, and
   // a server's CPU per request follows how many it is sent), and the one-after-another rounds' lowest
