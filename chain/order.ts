@@ -2,7 +2,8 @@
  * SwapVM orders as Aqua strategies: the strategy bytes shipped to Aqua are `abi.encode(order)` of ONE
  * `(address maker, uint256 traits, bytes data)` tuple, so strategyHash = keccak256(strategy) = router.hash(order).
  */
-import { type Address, decodeAbiParameters, encodeAbiParameters, type Hex, isHex, keccak256 } from 'viem';
+import { type Address, decodeAbiParameters, encodeAbiParameters, type Hex, isHex } from 'viem';
+import { keccak256 } from './keccak.js';
 
 /** Maker traits bit 254: the order's balances live in Aqua. */
 export const AQUA_TRAITS = 1n << 254n;

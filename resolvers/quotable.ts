@@ -5,8 +5,9 @@
  * good, so this is kept per store (bounded); from then on the chain is the authority on the strategy's
  * state, read in the same eth_call as each quote.
  */
-import { type Address, getAddress, type Hex, keccak256 } from 'viem';
+import { type Address, getAddress, type Hex } from 'viem';
 import type { ChainClient } from '../chain/clients.js';
+import { keccak256 } from '../chain/keccak.js';
 import { decodeStrategy, type Order } from '../chain/order.js';
 import { type SimulationParams, simulationTemplate, swapSimulationTemplate } from '../chain/simulate.js';
 import { exactInTakerTraits } from '../chain/takerTraits.js';

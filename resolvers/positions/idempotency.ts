@@ -1,6 +1,7 @@
 /** Idempotent prepares: the salt of (key, Idempotency-Key), the request fingerprint and the replay. */
 import { createHash, randomFillSync } from 'node:crypto';
-import { keccak256, stringToBytes } from 'viem';
+import { stringToBytes } from 'viem';
+import { keccak256 } from '../../chain/keccak.js';
 import { ApiError } from '../../lib/errors.js';
 import type { PositionRow } from '../../store/positions.js';
 import type { PreparedPayload, PreparedPosition } from './types.js';
