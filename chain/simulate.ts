@@ -10,20 +10,13 @@
  *   7-8 (a prepared swap only) tokenIn balanceOf(taker), allowance(taker, router)   what the router
  *                                                        takes from the taker (useTransferFromAndAquaPush)
  */
-import {
-  type Address,
-  BaseError,
-  decodeFunctionResult,
-  encodeFunctionData,
-  type Hex,
-  keccak256,
-  toHex,
-} from 'viem';
+import { type Address, BaseError, decodeFunctionResult, encodeFunctionData, type Hex, toHex } from 'viem';
 import type { ChainConfig } from '../lib/config.js';
 import { ApiError } from '../lib/errors.js';
 import { aquaAbi, erc20Abi, multicall3Abi, routerAbi } from './abi.js';
 import { quoteCalldata, type SwapParams } from './calldata.js';
 import { type ChainClient, classifyRpcError } from './clients.js';
+import { keccak256 } from './keccak.js';
 import { type DecodedRevert, decodeRevert } from './revert.js';
 
 type SimulationChain = Pick<ChainConfig, 'key' | 'multicall' | 'router' | 'aqua'>;
