@@ -250,11 +250,12 @@ try {
   );
   // Near peak, at one rate for every pair: 70% of what the slowest variant answered in the closed loop
   // beside off (so that the gzip and br rows fit too; what two paced clients, each costlier per request
-  // than autocannon, and two servers still fit in two cores). Beside each other at peak, the two closed loops do not send alike: the
-  // load generator of `on` parses five more headers per response and spent a quarter more CPU per
-  // response than off's, so `on` was sent fewer requests, and a server sent fewer requests pays more
-  // for each (twelfth pass: 2.4x for a hello-world between 300 req/s and its peak). At one rate both
-  // are sent the same requests in the same seconds, and the ratio is the cost of the additions alone.
+  // than autocannon, and two servers still fit in two cores). Beside each other at peak, the two closed
+  // loops do not send alike: the load generator of `on` parses five more headers per response and spent
+  // a quarter more CPU per response than off's, so `on` was sent fewer requests, and a server sent fewer
+  // requests pays more for each (twelfth pass: 2.4x for a hello-world between 300 req/s and its peak).
+  // At one rate both are sent the same requests in the same seconds, and the ratio is the cost of the
+  // additions alone.
   const slowest = Math.min(...Object.values(peakRates).map((list) => median(list)));
   const highRate = Number(process.env.BENCH_HIGH_RATE ?? Math.round((slowest * 0.7) / 100) * 100);
   const { cpu: highCpu, ratio: highRatio } = await besideOff('near peak', PACED_ROUNDS, (v, seconds) =>
