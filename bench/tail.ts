@@ -6,8 +6,9 @@
  * and, side by side:
  *   client      p50 / p99 from each request's due time (what bench:catalogue judges);
  *   gateway     p50 / p99 / max from the server's `request` event to the response's `finish`;
- *   busy        the gateway's CPU over the run, as a share of one core, and the box's over both;
- *   stalls      event-loop stalls over 6 ms, and how many of them a garbage collection started in; the
+ *   busy        the gateway's CPU over the run, as a share of one core, and the box's over both (the
+ *               paced client's start-up included);
+ *   stalls      event-loop stalls over 6 ms, and how many of them a collection of over 1 ms started in; the
  *               collections' pauses summed by kind (minor: scavenges; major: mark-compacts, with the
  *               incremental marking's finishing steps), and the longest.
  *   BENCH_STRATEGIES, BENCH_SWAPS   dataset (100,000, 1,000,000); BENCH_DB_URL reuses a database,

@@ -1,8 +1,8 @@
 /**
  * What a benched gateway measures of itself for `npm run bench:tail` (bench/tail.ts), installed by
  * bench/servers/catalogue.ts when BENCH_TAIL_PROBE=1:
- *   - its own time per request, from the server's `request` event to the response's `finish` (what the
- *     client's latency is made of beyond it was spent before the request was read, or on the way back);
+ *   - its own time per request, from the server's `request` event to the response's `finish` (the rest
+ *     of a client's latency passed before the request was read, or on the way back);
  *   - the stalls of its event loop: a 1 ms timer that fired more than STALL_MS late;
  *   - its garbage collections (perf_hooks `gc` entries): when, how long, and of which kind.
  * On SIGUSR2 it prints one line, `tail-probe <json>`, and starts counting afresh.
