@@ -29,6 +29,18 @@ export function ownCpuMsSince(start: NodeJS.CpuUsage): number {
   return (used.user + used.system) / 1000;
 }
 
+/** Busy and total jiffies of the whole machine (/proc/stat's first line). */
+export function machineJiffies(): { busy: number; all: number } {
+  const [user, nice, system, idle, iowait, irq, softirq, steal] = readFileSync('/proc/stat', 'utf8')
+    .split('\n', 1)[0]!
+    .trim()
+    .split(/\s+/)
+    .slice(1)
+    .map(Number) as number[];
+  const busy = user! + nice! + system! + irq! + softirq! + steal!;
+  return { busy, all: busy + idle! + iowait! };
+}
+
 /** USER_HZ: 100 on every Linux this runs on (`getconf CLK_TCK`). */
 const CLOCK_TICKS = 100;
 

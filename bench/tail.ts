@@ -17,12 +17,11 @@
  *   BENCH_RATE_SHARES               "0.5,0.3": the rates, as shares of the measured peak
  * Writes bench/results/tail.json.
  */
-import { readFileSync } from 'node:fs';
 import { fixtureChains } from '../test/helpers/catalogue.js';
 import { generatedListPaths } from './fixtures.js';
 import { generatedDatabase } from './generatedDatabase.js';
 import { load } from './lib.js';
-import { cpuMs, machine, writeResult } from './measure.js';
+import { cpuMs, machine, machineJiffies, writeResult } from './measure.js';
 import { pacedApart } from './paced.js';
 import { freePort, spawnReady } from './processes.js';
 import type { TailProbeReport } from './servers/tailProbe.js';
@@ -34,18 +33,6 @@ const SHARES = (process.env.BENCH_RATE_SHARES ?? '0.5,0.3').split(',').map(Numbe
 
 const chains = fixtureChains(3);
 const listPaths = generatedListPaths(chains);
-
-/** Busy and total jiffies of the whole machine (/proc/stat's first line). */
-function machineJiffies(): { busy: number; all: number } {
-  const [user, nice, system, idle, iowait, irq, softirq, steal] = readFileSync('/proc/stat', 'utf8')
-    .split('\n', 1)[0]!
-    .trim()
-    .split(/\s+/)
-    .slice(1)
-    .map(Number) as number[];
-  const busy = user! + nice! + system! + irq! + softirq! + steal!;
-  return { busy, all: busy + idle! + iowait! };
-}
 
 const stops: Array<() => Promise<void>> = [];
 const database = await generatedDatabase({ strategies: STRATEGIES, swaps: SWAPS, chains });
