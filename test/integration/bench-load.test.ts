@@ -32,12 +32,19 @@ describe('bench load with paths', () => {
     expect(result.errors).toBe(0);
     expect(result.total).toBeGreaterThan(100);
 
-    // In arrival order, a path rarely follows itself with one rotation (0.005% on a quiet box, up to
-    // 2.4% with the CPUs busy); with autocannon's rotation per connection, one request in six did
-    // (connections in step send one path), so 8% still tells the two apart.
-    let repeats = 0;
-    for (let i = 1; i < arrivals.length; i++) if (arrivals[i] === arrivals[i - 1]) repeats++;
-    expect(repeats / arrivals.length).toBeLessThan(0.08);
+    // Requests sent together arrive together, in whatever order the box schedules them (on a busy box a
+    // path follows itself in up to 9% of arrivals even with one rotation). So the order is not read; what
+    // six consecutive arrivals (one round of the six connections) hold is. One rotation gives each path
+    // about twice per round; connections each walking the list from its start, in step, send six of
+    // one path at once, which the gateway's batching would answer with one result.
+    let heaviest = 0;
+    let rounds = 0;
+    for (let i = 0; i + 6 <= arrivals.length; i += 6) {
+      const round = arrivals.slice(i, i + 6);
+      heaviest += Math.max(...paths.map((path) => round.filter((p) => p === path).length));
+      rounds++;
+    }
+    expect(heaviest / rounds).toBeLessThan(4);
     // Each path a third of the requests, give or take one per connection.
     for (const path of paths) {
       const count = arrivals.filter((p) => p === path).length;
