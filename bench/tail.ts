@@ -37,7 +37,8 @@ const listPaths = generatedListPaths(chains);
 const stops: Array<() => Promise<void>> = [];
 const database = await generatedDatabase({ strategies: STRATEGIES, swaps: SWAPS, chains });
 try {
-  const reports: TailProbeReport[] = [];
+  /** Takes the probe's next report (set by `probe`, while one is awaited). */
+  let answer: ((report: TailProbeReport) => void) | null = null;
   const port = await freePort();
   const server = await spawnReady(
     'bench/servers/catalogue.ts',
@@ -49,22 +50,23 @@ try {
     },
     {
       onLine: (line) => {
-        if (line.startsWith('tail-probe ')) reports.push(JSON.parse(line.slice(11)) as TailProbeReport);
+        if (line.startsWith('tail-probe ')) answer?.(JSON.parse(line.slice(11)) as TailProbeReport);
       },
     },
   );
   stops.push(server.stop);
   const pid = server.child.pid!;
   /** The probe's counts since the last call. */
-  const probe = async (): Promise<TailProbeReport> => {
-    const before = reports.length;
-    process.kill(pid, 'SIGUSR2');
-    for (let waited = 0; reports.length === before; waited += 20) {
-      if (waited > 5_000) throw new Error('the tail probe did not answer');
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    return reports.at(-1)!;
-  };
+  const probe = () =>
+    new Promise<TailProbeReport>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('the tail probe did not answer')), 5_000);
+      answer = (report) => {
+        clearTimeout(timer);
+        answer = null;
+        resolve(report);
+      };
+      process.kill(pid, 'SIGUSR2');
+    });
   const base = `http://127.0.0.1:${port}`;
   await load('warm-up', base, { paths: listPaths, duration: 3 });
   const peak = await load('list, peak', base, { paths: listPaths, duration: SECONDS });
