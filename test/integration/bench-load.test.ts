@@ -28,19 +28,20 @@ describe('bench load with paths', () => {
 
   it('spreads the requests in flight together over the paths', async () => {
     const paths = ['/a', '/b', '/c'];
-    const result = await load('rotation', url, { paths, connections: 6, duration: 1 });
+    const connections = 6;
+    const result = await load('rotation', url, { paths, connections, duration: 1 });
     expect(result.errors).toBe(0);
     expect(result.total).toBeGreaterThan(100);
 
     // Requests sent together arrive together, in whatever order the box schedules them (on a busy box a
     // path follows itself in up to 9% of arrivals even with one rotation). So the order is not read; what
-    // six consecutive arrivals (one round of the six connections) hold is. One rotation gives each path
+    // `connections` consecutive arrivals (one round of the connections) hold is. One rotation gives each path
     // about twice per round; connections each walking the list from its start, in step, send six of
     // one path at once, which the gateway's batching would answer with one result.
     let heaviest = 0;
     let rounds = 0;
-    for (let i = 0; i + 6 <= arrivals.length; i += 6) {
-      const round = arrivals.slice(i, i + 6);
+    for (let i = 0; i + connections <= arrivals.length; i += connections) {
+      const round = arrivals.slice(i, i + connections);
       heaviest += Math.max(...paths.map((path) => round.filter((p) => p === path).length));
       rounds++;
     }
