@@ -11,20 +11,20 @@ const SWEEP_MS = 20;
  * timeout (no request may take longer), what is left is cut.
  */
 export function drainable(server: Server): { drain(boundMs: number): Promise<void> } {
-  const inflight = new Set<ServerResponse>();
+  const inflight = new InflightSlots();
   let draining = false;
   server.prependListener('request', (_req, res) => {
     if (draining) {
       res.shouldKeepAlive = false;
       return;
     }
-    inflight.add(res);
-    res.once('close', () => inflight.delete(res));
+    const slot = inflight.add(res);
+    res.once('close', () => inflight.remove(slot));
   });
   return {
     drain(boundMs) {
       draining = true;
-      for (const res of inflight) if (!res.headersSent) res.shouldKeepAlive = false;
+      for (const res of inflight.all()) if (!res.headersSent) res.shouldKeepAlive = false;
       return new Promise((resolve) => {
         // An answer whose head was out before the drain began keeps its socket: closed once idle.
         const sweep = setInterval(() => server.closeIdleConnections(), SWEEP_MS);
@@ -37,4 +37,31 @@ export function drainable(server: Server): { drain(boundMs: number): Promise<voi
       });
     },
   };
+}
+
+/**
+ * The answers in flight, each in a slot of one array that a finished answer empties and the next one
+ * takes: no request adds to or deletes from a hash table. A Set did, and at each of its rehashes V8 left
+ * the obsolete table in the old generation, where it kept the responses it held, and all they reach,
+ * alive through every scavenge until a mark-compact (bench/results/RESULTS.md, seventeenth pass). The
+ * array grows only past the most answers ever in flight at once.
+ */
+class InflightSlots {
+  private readonly slots: Array<ServerResponse | undefined> = [];
+  private readonly free: number[] = [];
+
+  add(res: ServerResponse): number {
+    const slot = this.free.pop() ?? this.slots.length;
+    this.slots[slot] = res;
+    return slot;
+  }
+
+  remove(slot: number): void {
+    this.slots[slot] = undefined;
+    this.free.push(slot);
+  }
+
+  *all(): Iterable<ServerResponse> {
+    for (const res of this.slots) if (res) yield res;
+  }
 }
