@@ -28,6 +28,7 @@ describe('a page built by pageConnection', () => {
     let promoted = 0;
     let scavenges = 0;
     const lines = out.split('\n');
+    expect(lines).toContain('measuring');
     for (const line of lines.slice(lines.indexOf('measuring'))) {
       if (!line.includes(' gc=s ')) continue;
       scavenges++;
