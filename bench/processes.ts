@@ -60,13 +60,19 @@ export function profileFlags(): string[] {
 }
 
 /**
- * A process a bench started is killed if the bench exits first (a closed pipe on stdout, an uncaught
- * error), so no server is left running and holding its test database.
+ * The processes a bench started and that still run. They are killed if the bench exits first (a closed
+ * pipe on stdout, an uncaught error), so no server is left running and holding its test database: all by
+ * one `exit` listener (one per process went past node's ten in bench:reads, which runs eleven at once:
+ * MaxListenersExceededWarning).
  */
+const running = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
 function killedWithThisProcess(child: ChildProcess): void {
-  const killOnExit = () => child.kill('SIGKILL');
-  process.once('exit', killOnExit);
-  child.once('exit', () => process.off('exit', killOnExit));
+  running.add(child);
+  child.once('exit', () => running.delete(child));
 }
 
 /**
