@@ -21,7 +21,7 @@ import { generateCatalogue } from './generate.js';
 import { type LoadResult, load } from './lib.js';
 import { machine, printTable, writeResult } from './measure.js';
 import { pacedApart } from './paced.js';
-import { freePort, spawnReady } from './processes.js';
+import { startGateway } from './processes.js';
 
 const url = process.env.BENCH_DB_URL;
 if (!url) {
@@ -97,14 +97,14 @@ try {
     ...chains.map((c) => listQuery(`chain: "${c.key}", shippedFrom: "${weekAgo}"`)),
   ];
 
-  const port = await freePort();
-  const server = await spawnReady(
-    'bench/servers/catalogue.ts',
-    [String(port), '/api/makers/:address,/api/strategies/:hash/activity'],
-    { DATABASE_URL: url, NODE_ENV: 'production', INTERNAL_TOKEN: TOKEN, TRUST_PROXY: '1' },
-  );
+  const server = await startGateway(['/api/makers/:address', '/api/strategies/:hash/activity'], {
+    DATABASE_URL: url,
+    NODE_ENV: 'production',
+    INTERNAL_TOKEN: TOKEN,
+    TRUST_PROXY: '1',
+  });
   stops.push(server.stop);
-  const base = `http://127.0.0.1:${port}`;
+  const base = server.url;
   const auth = { authorization: `Bearer ${TOKEN}` };
   for (const [path, headers] of [
     [makerPaths[0]!, {}],

@@ -33,7 +33,7 @@ import { generatedDatabase } from './generatedDatabase.js';
 import { type LoadResult, load } from './lib.js';
 import { cpuMs, machine, median, ownCpuMsSince, RSS_TARGET_MB, rssOf, writeResult } from './measure.js';
 import { pacedApart } from './paced.js';
-import { freePort, spawnReady } from './processes.js';
+import { freePort, spawnReady, startGateway } from './processes.js';
 
 /** Every server of the run (ours and the baselines) gets the same NODE_ENV: production unless set. */
 const NODE_ENV = process.env.NODE_ENV ?? 'production';
@@ -165,15 +165,13 @@ try {
   const plans = await explain(db, combos.at(-1)!);
   for (const [name, plan] of Object.entries(plans)) console.log(`\n-- plan (${name}) --\n${plan}`);
 
-  const port = await freePort();
-  const server = await spawnReady(
-    'bench/servers/catalogue.ts',
-    [String(port), '/api/strategies,/api/strategy-detail'],
-    { DATABASE_URL: url, NODE_ENV },
-  );
+  const server = await startGateway(['/api/strategies', '/api/strategy-detail'], {
+    DATABASE_URL: url,
+    NODE_ENV,
+  });
   stops.push(server.stop);
   const gatewayPid = server.child.pid ?? -1;
-  const base = `http://127.0.0.1:${port}`;
+  const base = server.url;
   const listPaths = generatedListPaths(chains);
   const { rows: sample } = await db.query<{ strategy_hash: string }>(
     'SELECT strategy_hash FROM strategies TABLESAMPLE SYSTEM (0.1) LIMIT 200',

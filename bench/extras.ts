@@ -48,7 +48,7 @@ import { busyCatalogueRollup } from './fixtures.js';
 import { type LoadResult, load } from './lib.js';
 import { cpuMs, machine, median, medianRow, writeResult } from './measure.js';
 import { pacedApart } from './paced.js';
-import { freePort, spawnReady } from './processes.js';
+import { startGateway } from './processes.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -61,18 +61,17 @@ const ORIGIN = 'https://app.example';
 const OFF = { CORS: 'off', HTTP_CACHE: 'off', COMPRESSION: 'off', ACCESS_LOG: 'off' };
 
 /**
- * The service for one variant, in a process of its own (`spawnReady`); resolves once it printed
+ * The service for one variant, in a process of its own (`startGateway`); resolves once it printed
  * `ready`. Its stdout (the access log, when the build has one) is read and dropped, as a log shipper's
  * pipe would be.
  */
 async function startServer(env: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {
-  const port = await freePort();
-  const server = await spawnReady('bench/servers/catalogue.ts', [String(port), '/api/stats'], {
+  const server = await startGateway(['/api/stats'], {
     BENCH_LOG_LEVEL: 'info',
     ...env,
   });
   stops.push(server.stop);
-  return { url: `http://127.0.0.1:${port}`, child: server.child };
+  return { url: server.url, child: server.child };
 }
 
 /** The bytes of one response's body as sent (compressed when asked). */

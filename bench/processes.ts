@@ -76,6 +76,26 @@ function killedWithThisProcess(child: ChildProcess): void {
 }
 
 /**
+ * The gateway of the catalogue benches (bench/servers/catalogue.ts: the real service, no indexer) in a
+ * process of its own on a free port, started as `spawnReady` starts it; `paths` keep their real rate
+ * limiter with a limit the load never reaches. Its base URL (no trailing slash), process and stop.
+ */
+export async function startGateway(
+  paths: readonly string[],
+  env: Record<string, string>,
+  options: { nodeArgs?: string[]; onLine?: (line: string) => void } = {},
+): Promise<{ url: string; child: ChildProcess; stop(): Promise<void> }> {
+  const port = await freePort();
+  const server = await spawnReady(
+    'bench/servers/catalogue.ts',
+    [String(port), paths.join(',')],
+    env,
+    options,
+  );
+  return { url: `http://127.0.0.1:${port}`, child: server.child, stop: server.stop };
+}
+
+/**
  * Runs a TypeScript entry in its own process and waits for it to print `ready`. `nodeArgs`: node flags
  * after SERVER_NODE_FLAGS (BENCH_NODE_FLAGS still last); `onLine`: each line it prints after `ready`
  * (without it, what it prints is read and dropped, as a log shipper's pipe would be).

@@ -20,7 +20,7 @@ import { generatedListPaths } from './fixtures.js';
 import { generatedDatabase } from './generatedDatabase.js';
 import { load } from './lib.js';
 import { cpuMs, machine, writeResult } from './measure.js';
-import { freePort, spawnReady } from './processes.js';
+import { startGateway } from './processes.js';
 
 const STRATEGIES = Number(process.env.BENCH_STRATEGIES ?? 20_000);
 const SWAPS = Number(process.env.BENCH_SWAPS ?? 100_000);
@@ -55,10 +55,8 @@ try {
 
   // What V8's lines count towards: null outside a measured run (start-up, warm-ups).
   let counting: Young | null = null;
-  const port = await freePort();
-  const server = await spawnReady(
-    'bench/servers/catalogue.ts',
-    [String(port), '/api/strategies'],
+  const server = await startGateway(
+    ['/api/strategies'],
     { DATABASE_URL: url, NODE_ENV: process.env.NODE_ENV ?? 'production' },
     {
       nodeArgs: ['--trace-gc-nvp'],
@@ -77,7 +75,7 @@ try {
   );
   stops.push(server.stop);
   const child = server.child;
-  const base = `http://127.0.0.1:${port}`;
+  const base = server.url;
   const runs = [];
   for (const connections of COUNTS) {
     await load('warm-up', base, { paths: listPaths, duration: WARM_UP_SECONDS, connections });

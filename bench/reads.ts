@@ -21,7 +21,7 @@ import { createTestDatabase } from '../test/helpers/postgres.js';
 import { busyCatalogueRollup } from './fixtures.js';
 import { type LoadResult, load } from './lib.js';
 import { machine, median, medianRow, RSS_TARGET_MB, rssOf, writeResult } from './measure.js';
-import { freePort, spawnReady } from './processes.js';
+import { freePort, spawnReady, startGateway } from './processes.js';
 
 const NODE_ENV = process.env.NODE_ENV ?? 'production';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -50,10 +50,8 @@ try {
     { name: 'chains', path: '/api/chains' },
     { name: 'strategy-detail', path: `/api/strategy-detail?hash=${strategy.hash}` },
   ];
-  const port = await freePort();
-  const gateway = await spawnReady(
-    'bench/servers/catalogue.ts',
-    [String(port), reads.map((r) => r.path.split('?')[0]).join(',')],
+  const gateway = await startGateway(
+    reads.map((r) => r.path.split('?')[0]!),
     {
       DATABASE_URL: database.url,
       NODE_ENV,
@@ -65,7 +63,7 @@ try {
 
   const targets: Array<{ read: string; kind: 'gateway' | 'express' | 'node:http'; url: string }> = [];
   for (const read of reads) {
-    const url = `http://127.0.0.1:${port}${read.path}`;
+    const url = `${gateway.url}${read.path}`;
     await (await fetch(url)).text();
     const res = await fetch(url);
     const body = await res.text();

@@ -20,7 +20,7 @@ import { writeRollup } from '../store/rollups.js';
 import { createTestDatabase, MACHINE_REDIS } from '../test/helpers/postgres.js';
 import { type LoadResult, load } from './lib.js';
 import { machine, median, medianRow, printTable, writeResult } from './measure.js';
-import { freePort, spawnReady } from './processes.js';
+import { freePort, spawnReady, startGateway } from './processes.js';
 
 /** Every server of the run (ours and the baselines) gets the same NODE_ENV: production unless set. */
 const NODE_ENV = process.env.NODE_ENV ?? 'production';
@@ -106,15 +106,14 @@ try {
   }
   const targets: Array<{ name: string; url: string }> = [];
   for (const [name, env] of variants) {
-    const port = await freePort();
-    const server = await spawnReady('bench/servers/catalogue.ts', [String(port), '/api/stats'], {
+    const server = await startGateway(['/api/stats'], {
       DATABASE_URL: database.url,
       REDIS_PREFIX: `bench:${Date.now()}:`,
       NODE_ENV,
       ...env,
     });
     stops.push(server.stop);
-    targets.push({ name, url: `http://127.0.0.1:${port}/api/stats` });
+    targets.push({ name, url: `${server.url}/api/stats` });
   }
   // The bytes of a cached response, served as they are by the baselines.
   const first = await fetch(targets[0]!.url);

@@ -19,7 +19,7 @@ import { generatedListPaths } from './fixtures.js';
 import { generatedDatabase } from './generatedDatabase.js';
 import { load } from './lib.js';
 import { machine, writeResult } from './measure.js';
-import { freePort, spawnReady } from './processes.js';
+import { startGateway } from './processes.js';
 
 const STRATEGIES = Number(process.env.BENCH_STRATEGIES ?? 20_000);
 const SWAPS = Number(process.env.BENCH_SWAPS ?? 100_000);
@@ -53,10 +53,8 @@ const stops: Array<() => Promise<void>> = [];
 const database = await generatedDatabase({ strategies: STRATEGIES, swaps: SWAPS, chains });
 try {
   let answer: ((profile: HeapProfiler.SamplingHeapProfile) => void) | null = null;
-  const port = await freePort();
-  const server = await spawnReady(
-    'bench/servers/catalogue.ts',
-    [String(port), '/api/strategies'],
+  const server = await startGateway(
+    ['/api/strategies'],
     {
       DATABASE_URL: database.url,
       NODE_ENV: process.env.NODE_ENV ?? 'production',
@@ -71,7 +69,7 @@ try {
     },
   );
   stops.push(server.stop);
-  const base = `http://127.0.0.1:${port}`;
+  const base = server.url;
   await load('warm-up', base, { paths: listPaths, duration: WARM_UP_SECONDS, connections: CONNECTIONS });
   server.child.stdin!.write('survivors start\n');
   const result = await load(`list, ${CONNECTIONS} connections`, base, {

@@ -23,7 +23,7 @@ import { generatedDatabase } from './generatedDatabase.js';
 import { load } from './lib.js';
 import { cpuMs, machine, machineJiffies, writeResult } from './measure.js';
 import { pacedApart } from './paced.js';
-import { freePort, spawnReady } from './processes.js';
+import { startGateway } from './processes.js';
 import type { TailProbeReport } from './servers/tailProbe.js';
 
 const STRATEGIES = Number(process.env.BENCH_STRATEGIES ?? 100_000);
@@ -39,10 +39,8 @@ const database = await generatedDatabase({ strategies: STRATEGIES, swaps: SWAPS,
 try {
   /** Takes the probe's next report (set by `probe`, while one is awaited). */
   let answer: ((report: TailProbeReport) => void) | null = null;
-  const port = await freePort();
-  const server = await spawnReady(
-    'bench/servers/catalogue.ts',
-    [String(port), '/api/strategies'],
+  const server = await startGateway(
+    ['/api/strategies'],
     {
       DATABASE_URL: database.url,
       NODE_ENV: process.env.NODE_ENV ?? 'production',
@@ -67,7 +65,7 @@ try {
       };
       process.kill(pid, 'SIGUSR2');
     });
-  const base = `http://127.0.0.1:${port}`;
+  const base = server.url;
   await load('warm-up', base, { paths: listPaths, duration: 3 });
   const peak = await load('list, peak', base, { paths: listPaths, duration: SECONDS });
   const runs = [];
