@@ -4,7 +4,7 @@
  * (bench/servers/survivorProbe.ts): after a warm-up, V8's sampling heap profiler records, for one load
  * run, only the allocations that outlived a scavenge. They are summed by allocation site (the innermost
  * frames of the stack) and the largest printed, in KB and in bytes per request. A page kept alive by an
- * old object shows up here as its rows' strings and objects; a healthy list leaves well under 0.1 KB per
+ * old object shows up here as its rows' strings and objects; a healthy list leaves about 0.1 KB per
  * request (bench/results/RESULTS.md, seventeenth pass).
  *   BENCH_STRATEGIES, BENCH_SWAPS   dataset (20,000, 100,000); BENCH_DB_URL reuses a database,
  *                                   BENCH_KEEP_DB=1 keeps the one generated
