@@ -76,6 +76,34 @@ function killedWithThisProcess(child: ChildProcess): void {
 }
 
 /**
+ * The replies a bench's server prints as `<prefix> <json>` lines (its probe's reports), each handed to the
+ * request that asked for it: `onLine` goes to `spawnReady`/`startGateway`; `ask(send)` sends a request
+ * (a signal, a line on the server's stdin) and resolves with the next reply, or fails after `timeoutMs`.
+ */
+export function lineReplies<T>(prefix: string, timeoutMs: number) {
+  let answer: ((reply: T) => void) | null = null;
+  return {
+    onLine(line: string): void {
+      if (line.startsWith(`${prefix} `)) answer?.(JSON.parse(line.slice(prefix.length + 1)) as T);
+    },
+    ask(send: () => void): Promise<T> {
+      return new Promise<T>((resolve, reject) => {
+        const timer = setTimeout(() => {
+          answer = null;
+          reject(new Error(`no ${prefix} reply in ${timeoutMs} ms`));
+        }, timeoutMs);
+        answer = (reply) => {
+          clearTimeout(timer);
+          answer = null;
+          resolve(reply);
+        };
+        send();
+      });
+    },
+  };
+}
+
+/**
  * The gateway of the catalogue benches (bench/servers/catalogue.ts: the real service, no indexer) in a
  * process of its own on a free port, started as `spawnReady` starts it; `paths` keep their real rate
  * limiter with a limit the load never reaches. Its base URL (no trailing slash), process and stop.

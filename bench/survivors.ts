@@ -19,7 +19,7 @@ import { generatedListPaths } from './fixtures.js';
 import { generatedDatabase } from './generatedDatabase.js';
 import { load } from './lib.js';
 import { machine, writeResult } from './measure.js';
-import { startGateway } from './processes.js';
+import { lineReplies, startGateway } from './processes.js';
 
 const STRATEGIES = Number(process.env.BENCH_STRATEGIES ?? 20_000);
 const SWAPS = Number(process.env.BENCH_SWAPS ?? 100_000);
@@ -52,7 +52,7 @@ function bySite(profile: HeapProfiler.SamplingHeapProfile): Map<string, number> 
 const stops: Array<() => Promise<void>> = [];
 const database = await generatedDatabase({ strategies: STRATEGIES, swaps: SWAPS, chains });
 try {
-  let answer: ((profile: HeapProfiler.SamplingHeapProfile) => void) | null = null;
+  const profiles = lineReplies<HeapProfiler.SamplingHeapProfile>('survivors', 10_000);
   const server = await startGateway(
     ['/api/strategies'],
     {
@@ -60,13 +60,7 @@ try {
       NODE_ENV: process.env.NODE_ENV ?? 'production',
       BENCH_SURVIVOR_PROBE: '1',
     },
-    {
-      nodeArgs: ['--expose-gc'],
-      onLine: (line) => {
-        if (line.startsWith('survivors '))
-          answer?.(JSON.parse(line.slice(10)) as HeapProfiler.SamplingHeapProfile);
-      },
-    },
+    { nodeArgs: ['--expose-gc'], onLine: profiles.onLine },
   );
   stops.push(server.stop);
   const base = server.url;
@@ -77,14 +71,7 @@ try {
     duration: SECONDS,
     connections: CONNECTIONS,
   });
-  const profile = await new Promise<HeapProfiler.SamplingHeapProfile>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('the survivor probe did not answer')), 10_000);
-    answer = (p) => {
-      clearTimeout(timer);
-      resolve(p);
-    };
-    server.child.stdin!.write('survivors stop\n');
-  });
+  const profile = await profiles.ask(() => server.child.stdin!.write('survivors stop\n'));
   const requests = result.total ?? result.requestsPerSec * SECONDS;
   const sites = [...bySite(profile)].sort((a, b) => b[1] - a[1]);
   const totalBytes = sites.reduce((sum, [, bytes]) => sum + bytes, 0);

@@ -23,7 +23,7 @@ import { generatedDatabase } from './generatedDatabase.js';
 import { load } from './lib.js';
 import { cpuMs, machine, machineJiffies, writeResult } from './measure.js';
 import { pacedApart } from './paced.js';
-import { startGateway } from './processes.js';
+import { lineReplies, startGateway } from './processes.js';
 import type { TailProbeReport } from './servers/tailProbe.js';
 
 const STRATEGIES = Number(process.env.BENCH_STRATEGIES ?? 100_000);
@@ -37,8 +37,7 @@ const listPaths = generatedListPaths(chains);
 const stops: Array<() => Promise<void>> = [];
 const database = await generatedDatabase({ strategies: STRATEGIES, swaps: SWAPS, chains });
 try {
-  /** Takes the probe's next report (set by `probe`, while one is awaited). */
-  let answer: ((report: TailProbeReport) => void) | null = null;
+  const reports = lineReplies<TailProbeReport>('tail-probe', 5_000);
   const server = await startGateway(
     ['/api/strategies'],
     {
@@ -46,25 +45,12 @@ try {
       NODE_ENV: process.env.NODE_ENV ?? 'production',
       BENCH_TAIL_PROBE: '1',
     },
-    {
-      onLine: (line) => {
-        if (line.startsWith('tail-probe ')) answer?.(JSON.parse(line.slice(11)) as TailProbeReport);
-      },
-    },
+    { onLine: reports.onLine },
   );
   stops.push(server.stop);
   const pid = server.child.pid!;
   /** The probe's counts since the last call. */
-  const probe = () =>
-    new Promise<TailProbeReport>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error('the tail probe did not answer')), 5_000);
-      answer = (report) => {
-        clearTimeout(timer);
-        answer = null;
-        resolve(report);
-      };
-      process.kill(pid, 'SIGUSR2');
-    });
+  const probe = () => reports.ask(() => process.kill(pid, 'SIGUSR2'));
   const base = server.url;
   await load('warm-up', base, { paths: listPaths, duration: 3 });
   const peak = await load('list, peak', base, { paths: listPaths, duration: SECONDS });
