@@ -229,3 +229,8 @@ export function printLatencyTable(series: LatencySeries[]): void {
     })),
   );
 }
+
+/** A number V8 prints in a `--trace-gc-nvp` line (`name=value`): 0 when the line has none. */
+export function nvpField(line: string, name: string): number {
+  return Number(new RegExp(`\\b${name}=([\\d.]+)`).exec(line)?.[1] ?? 0);
+}

@@ -19,7 +19,7 @@ import { fixtureChains } from '../test/helpers/catalogue.js';
 import { generatedListPaths } from './fixtures.js';
 import { generatedDatabase } from './generatedDatabase.js';
 import { load } from './lib.js';
-import { cpuMs, machine, writeResult } from './measure.js';
+import { cpuMs, machine, nvpField, writeResult } from './measure.js';
 import { startGateway } from './processes.js';
 
 const STRATEGIES = Number(process.env.BENCH_STRATEGIES ?? 20_000);
@@ -46,7 +46,6 @@ const none = (): Young => ({
   markCompacts: 0,
   markCompactPauseMs: 0,
 });
-const field = (line: string, name: string) => Number(new RegExp(`\\b${name}=([\\d.]+)`).exec(line)?.[1] ?? 0);
 
 const stops: Array<() => Promise<void>> = [];
 const database = await generatedDatabase({ strategies: STRATEGIES, swaps: SWAPS, chains });
@@ -64,11 +63,11 @@ try {
         if (counting === null) return;
         if (line.includes(' gc=s ')) {
           counting.scavenges++;
-          counting.pauseMs += field(line, 'pause');
-          counting.promotedBytes += field(line, 'promoted');
+          counting.pauseMs += nvpField(line, 'pause');
+          counting.promotedBytes += nvpField(line, 'promoted');
         } else if (line.includes(' gc=mc ')) {
           counting.markCompacts++;
-          counting.markCompactPauseMs += field(line, 'pause');
+          counting.markCompactPauseMs += nvpField(line, 'pause');
         }
       },
     },

@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
+import { nvpField } from '../../bench/measure.js';
 import { SERVER_NODE_FLAGS } from '../../bench/processes.js';
 
 /**
@@ -32,7 +33,7 @@ describe('a page built by pageConnection', () => {
     for (const line of lines.slice(lines.indexOf('measuring'))) {
       if (!line.includes(' gc=s ')) continue;
       scavenges++;
-      promoted += Number(/\bpromoted=(\d+)/.exec(line)?.[1] ?? 0);
+      promoted += nvpField(line, 'promoted');
     }
     // ~320 MB of pages in all: a hundred scavenges meet pages in the making.
     expect(scavenges).toBeGreaterThan(0);
