@@ -3,11 +3,14 @@
  * directly (devnet/anvilBinary.ts).
  * The child is killed when this process exits; where `setpriv` exists (util-linux), the kernel also
  * kills it if this process dies without running its exit handlers (SIGKILL, crash).
+ * With a state file, the state is loaded at start and saved by this process (devnet/stateFile.ts:
+ * atomically, on an interval and on stop), never by anvil's in-place `--state` writes.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import net from 'node:net';
 import { anvilBinaryPath } from './anvilBinary.js';
+import { removeLeftovers, saveState } from './stateFile.js';
 
 export type AnvilOptions = {
   port: number;
@@ -16,9 +19,11 @@ export type AnvilOptions = {
   blockTime?: number;
   /** How long to wait for the first `eth_chainId` answer. Default 15 s. */
   readyTimeoutMs?: number;
-  /** `--state`: loaded at start when the file exists, written on exit (and every `stateIntervalSeconds`). */
+  /** Loaded at start when the file exists (`--load-state`); saved every `stateIntervalMs` and on stop. */
   stateFile?: string;
-  stateIntervalSeconds?: number;
+  stateIntervalMs?: number;
+  /** Told after each save of the state (an error when it failed: the previous file stays). */
+  onStateSaved?(error?: Error): void;
 };
 
 export type Anvil = { rpcUrl: string; port: number; pid: number; stop(): Promise<void> };
@@ -70,9 +75,11 @@ export async function startAnvil(options: AnvilOptions): Promise<Anvil> {
 
   const args = ['--host', HOST, '--port', String(port), '--chain-id', String(chainId), '--silent'];
   if (blockTime !== undefined) args.push('--block-time', String(blockTime));
-  if (options.stateFile !== undefined) args.push('--state', options.stateFile);
-  if (options.stateIntervalSeconds !== undefined)
-    args.push('--state-interval', String(options.stateIntervalSeconds));
+  const { stateFile } = options;
+  if (stateFile !== undefined) {
+    await removeLeftovers(stateFile);
+    if (existsSync(stateFile)) args.push('--load-state', stateFile);
+  }
   const binary = anvilBinaryPath();
   // setpriv execs anvil in place (same pid) with PR_SET_PDEATHSIG, so it dies with this process.
   const [command, argv] = existsSync(SETPRIV)
@@ -102,11 +109,33 @@ export async function startAnvil(options: AnvilOptions): Promise<Anvil> {
   });
 
   const rpcUrl = `http://${HOST}:${port}`;
+  // One save at a time: a tick that finds the previous save still running skips.
+  let saving: Promise<void> | null = null;
+  const save = (): Promise<void> => {
+    if (stateFile === undefined || exited) return Promise.resolve();
+    saving ??= saveState(rpcUrl, stateFile)
+      .then(
+        () => options.onStateSaved?.(),
+        (error: unknown) => options.onStateSaved?.(error instanceof Error ? error : new Error(String(error))),
+      )
+      .finally(() => {
+        saving = null;
+      });
+    return saving;
+  };
+  let saver: NodeJS.Timeout | undefined;
+  let ready = false;
   const stop = async (): Promise<void> => {
+    clearInterval(saver);
     if (exited) return;
+    // The last state, saved while the chain still answers (only a chain that started as ours: one
+    // that answered another chain id must not overwrite the file); then the process ends.
+    if (ready) {
+      await saving;
+      await save();
+    }
     child.kill('SIGTERM');
-    // On SIGTERM anvil writes its state file, when it has one: give it time to finish.
-    if (!(await waitForExit(child, options.stateFile === undefined ? 3000 : 15_000))) {
+    if (!(await waitForExit(child, 3000))) {
       child.kill('SIGKILL');
       await waitForExit(child, 3000);
     }
@@ -124,6 +153,12 @@ export async function startAnvil(options: AnvilOptions): Promise<Anvil> {
       if (answered !== chainId) {
         await stop();
         throw new Error(`anvil on ${rpcUrl} answered chain id ${answered}, expected ${chainId}`);
+      }
+      ready = true;
+      if (stateFile !== undefined && options.stateIntervalMs !== undefined) {
+        saver = setInterval(() => void save(), options.stateIntervalMs);
+        saver.unref();
+        child.once('exit', () => clearInterval(saver));
       }
       return { rpcUrl, port, pid: child.pid ?? -1, stop };
     }

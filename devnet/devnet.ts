@@ -3,7 +3,7 @@ import path from 'node:path';
 import { type Logger, pino } from 'pino';
 import { type ChainConfig, chainsFileSchema } from '../lib/chains.js';
 import { type PartStatus, type Supervised, supervise } from '../lib/supervisor.js';
-import { type Anvil, startAnvil } from './anvil.js';
+import type { Anvil } from './anvil.js';
 import { startActivityBot } from './bot.js';
 import { DEVNET_CHAINS, type DevnetChainSpec } from './chains.js';
 import {
@@ -11,8 +11,7 @@ import {
   launchChain,
   readSavedChains,
   restoreChain,
-  STATE_INTERVAL_SECONDS,
-  stateFileOf,
+  startChainAnvil,
 } from './persist.js';
 import { type SeededChain, seedChain } from './seed.js';
 
@@ -115,17 +114,17 @@ export async function startDevnet(options: StartDevnetOptions): Promise<Devnet> 
     seeding = run.catch(() => {});
     return run;
   };
-  // Each anvil that dies is started again on its port, from its state file (devnet/persist.ts: what it
-  // last wrote, at most STATE_INTERVAL_SECONDS old). A chain that comes back without our contracts (no
-  // state to load) is deployed and seeded again (the same addresses, since the deployer's nonces are
-  // the same), and the bot works on the new chain.
+  // Each anvil that dies is started again on its port, from its state file (devnet/persist.ts: what was
+  // last saved, at most STATE_INTERVAL_MS old; one that cannot be loaded is set aside). A chain that
+  // comes back without our contracts (no state to load) is deployed and seeded again (the same
+  // addresses, since the deployer's nonces are the same), and the bot works on the new chain.
   const restartChain = async (spec: DevnetChainSpec, i: number): Promise<Anvil> => {
-    const anvil = await startAnvil({
-      port: options.basePort + spec.portOffset,
-      chainId: spec.chainId,
-      stateFile: stateFileOf(options.dataDir, spec.key),
-      stateIntervalSeconds: STATE_INTERVAL_SECONDS,
-    });
+    const { anvil } = await startChainAnvil(
+      spec,
+      options.basePort + spec.portOffset,
+      options.dataDir,
+      logger,
+    );
     try {
       if (!(await hasCode(anvil.rpcUrl, seeded[i]!.config.aqua))) {
         await seedAgain(spec, i, anvil.rpcUrl);

@@ -1,9 +1,9 @@
 /**
- * The devnet keeps its chains across restarts: each anvil runs with `--state <file>` under
- * `${DATA_DIR}/devnet/` (loaded at start when present, written every few seconds and on exit), and a
- * chain whose state file and manifest entry both exist is restored instead of deployed and seeded
- * again. Its blocks, genesis included, stay the same, so the indexer keeps its checkpoint and a filled
- * position stays filled.
+ * The devnet keeps its chains across restarts: each anvil's state lives in a file under
+ * `${DATA_DIR}/devnet/` (loaded at start when present, saved atomically every few seconds and on stop:
+ * devnet/stateFile.ts), and a chain whose state file and manifest entry both exist is restored instead
+ * of deployed and seeded again. Its blocks, genesis included, stay the same, so the indexer keeps its
+ * checkpoint and a filled position stays filled.
  */
 import { existsSync } from 'node:fs';
 import { mkdir, rename, rm } from 'node:fs/promises';
@@ -19,8 +19,8 @@ import { type SeededChain, seedChain } from './seed.js';
 import { seededRandom } from './strategies.js';
 import { devnetRpc } from './wallet.js';
 
-/** Seconds between anvil's state dumps (besides the one on exit): what a crash can lose at most. */
-export const STATE_INTERVAL_SECONDS = 5;
+/** Milliseconds between saves of a chain's state (besides the one on stop): what a crash can lose at most. */
+export const STATE_INTERVAL_MS = 5_000;
 
 export function stateFileOf(dataDir: string, key: string): string {
   return path.resolve(dataDir, 'devnet', `anvil-${key}.json`);
@@ -43,8 +43,7 @@ export interface LaunchedChain {
 
 /**
  * Starts the anvil of one chain with its state file. The state is loaded only with the previous run's
- * manifest entry for the chain (else the file is removed first, so the chain starts empty); a state file
- * anvil cannot load is set aside as `<file>.unreadable` and the chain starts afresh.
+ * manifest entry for the chain (else the file is removed first, so the chain starts empty).
  */
 export async function launchChain(
   spec: DevnetChainSpec,
@@ -56,23 +55,49 @@ export async function launchChain(
   const stateFile = stateFileOf(dataDir, spec.key);
   await mkdir(path.dirname(stateFile), { recursive: true });
   const saved = savedChains.find((c) => c.key === spec.key && c.chainId === spec.chainId) ?? null;
-  const options = { port, chainId: spec.chainId, stateFile, stateIntervalSeconds: STATE_INTERVAL_SECONDS };
-  if (saved && existsSync(stateFile)) {
+  if (!saved) await rm(stateFile, { force: true });
+  const { anvil, loaded } = await startChainAnvil(spec, port, dataDir, logger);
+  return { anvil, saved: loaded ? saved : null };
+}
+
+/**
+ * Starts the anvil of one chain on its state file, when there is one. A state anvil cannot load is set
+ * aside as `<file>.unreadable` with one log line, and the chain starts afresh (`loaded` false).
+ */
+export async function startChainAnvil(
+  spec: DevnetChainSpec,
+  port: number,
+  dataDir: string,
+  logger?: Logger,
+): Promise<{ anvil: Anvil; loaded: boolean }> {
+  const stateFile = stateFileOf(dataDir, spec.key);
+  const options = {
+    port,
+    chainId: spec.chainId,
+    stateFile,
+    stateIntervalMs: STATE_INTERVAL_MS,
+    onStateSaved: (error?: Error) => {
+      if (error) logger?.warn({ chain: spec.key, err: error.message }, 'devnet state not saved');
+    },
+  };
+  if (existsSync(stateFile)) {
     try {
-      return { anvil: await startAnvil(options), saved };
+      return { anvil: await startAnvil(options), loaded: true };
     } catch (error) {
       // Only a state anvil cannot load is set aside; a busy port is not the state's fault.
       if (error instanceof Error && /already in use/.test(error.message)) throw error;
-      logger?.warn(
-        { chain: spec.key, err: error, stateFile },
-        'devnet state not loadable: starting the chain afresh',
+      logger?.error(
+        {
+          chain: spec.key,
+          err: error instanceof Error ? error.message.split('\n')[0] : String(error),
+          stateFile,
+        },
+        'devnet state not loadable: set aside, starting the chain afresh',
       );
       await rename(stateFile, `${stateFile}.unreadable`);
     }
-  } else {
-    await rm(stateFile, { force: true });
   }
-  return { anvil: await startAnvil(options), saved: null };
+  return { anvil: await startAnvil(options), loaded: false };
 }
 
 /**
