@@ -15,6 +15,7 @@ export const WEBHOOK_EVENTS = [
   'position.filled',
   'position.docked',
   'position.health_changed',
+  'position.reverted',
 ] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 

@@ -14,7 +14,7 @@ import type { ChunkBatch } from './batch.js';
  * and without it a transaction holding smaller ids could commit after one holding larger ids, which a
  * reader that already moved past them would never see. Held from the insert to the commit.
  */
-const EVENT_ORDER_LOCK = 7_420_019;
+export const EVENT_ORDER_LOCK = 7_420_019;
 
 const token = (symbol: string, address: string, amount: string, decimals: string) =>
   `json_build_object('symbol', ${symbol}, 'address', ${address}, 'amount', ${amount}, 'decimals', ${decimals})`;

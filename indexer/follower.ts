@@ -14,10 +14,10 @@ import type { Db } from '../store/db.js';
 import { buildBatch } from './batch.js';
 import { markIndexedThrough } from './blocks.js';
 import { type FetchedChunk, fetchChunk, ReorgDetected } from './chunk.js';
-import { type ForkSearch, locateFork, verifyCheckpoint } from './fork.js';
+import { type ForkSearch, locateFork, replaced, verifyCheckpoint } from './fork.js';
 import { SyncProgress } from './progress.js';
 import { createIndexerRpc, type IndexerRpc } from './rpc.js';
-import { readCheckpoint, resetChain, writeChunk } from './write.js';
+import { markSynced, readCheckpoint, writeChunk } from './write.js';
 import { WriterLock } from './writerLock.js';
 
 export interface FollowerOptions {
@@ -71,7 +71,6 @@ const REORG_ROUNDS = 3;
 export class ChainFollower {
   private readonly lock: WriterLock;
   private readonly forkSearch: ForkSearch;
-  private genesisHash: string | null = null;
   private readonly rpc: IndexerRpc;
   private queue: Promise<unknown> = Promise.resolve();
   private stopping = false;
@@ -137,32 +136,28 @@ export class ChainFollower {
       // A chain that fails leaves the lock where it is; a connection that no longer answers is
       // closed (its lock goes with it) and the next sync starts on a new one.
       if (!(await this.lock.answers())) await this.lock.release();
-      // A node that failed may come back as another chain (a devnet restarted on the same URL): the
-      // next sync reads its genesis block again, so the checkpoint's genesis check sees the change.
-      this.genesisHash = null;
       throw error;
     }
   }
 
   private async syncLed(client: pg.Client, options: SyncOptions): Promise<SyncResult> {
     const key = this.chain.key;
-    const [head, stored] = await Promise.all([this.rpc.blockNumber(), readCheckpoint(client, key)]);
+    // The genesis block is read at every sync (one header): the URL may serve another chain since the
+    // last one (a node replaced behind it, a devnet started afresh), whatever its head says.
+    const [head, stored, genesis] = await Promise.all([
+      this.rpc.blockNumber(),
+      readCheckpoint(client, key),
+      this.rpc.block(0),
+    ]);
     const headSeenAt = new Date();
-    // A chain behind its checkpoint may be another chain (a devnet restarted on the same URL).
-    if (stored && head < stored.lastBlock) this.genesisHash = null;
-    this.genesisHash ??= (await this.rpc.block(0))?.hash ?? null;
-    const genesisHash = this.genesisHash;
+    const genesisHash = genesis?.hash;
     if (!genesisHash) throw new Error(`chain "${key}" has no block 0`);
     let checkpoint = stored;
     const result: SyncResult = { ...IDLE_COUNTS, chain: key, led: true, from: 0, to: -1, head };
 
     if (checkpoint?.genesisHash && checkpoint.genesisHash !== genesisHash) {
-      // Another chain under the same key: a devnet started afresh against a kept database.
-      this.logger.warn(
-        { indexedTo: checkpoint.lastBlock },
-        'chain has another genesis block: indexing it anew',
-      );
-      await resetChain(client, key);
+      await replaced(this.forkSearch, client, checkpoint, 'another genesis block');
+      result.rewound += Math.max(1, checkpoint.lastBlock);
       checkpoint = null;
     } else if (checkpoint) {
       checkpoint = await verifyCheckpoint(this.forkSearch, client, checkpoint, head, result);
@@ -176,6 +171,7 @@ export class ChainFollower {
     if (first > target) {
       // Nothing to index: with the head itself indexed, the catalogue holds every event up to now.
       if (checkpoint && checkpoint.lastBlock >= head) await markIndexedThrough(client, key, headSeenAt);
+      await markSynced(client, key, head);
       return result;
     }
     const progress = new SyncProgress(
@@ -196,7 +192,9 @@ export class ChainFollower {
         break;
       } catch (error) {
         if (!(error instanceof ReorgDetected) || round >= REORG_ROUNDS || this.stopping) throw error;
-        this.logger.warn({ block: error.block }, 'chain reorganised during the sync: locating the fork');
+        // What the fork search finds is logged once by it (a rewind, or a replaced chain); this
+        // round's detection alone is not news.
+        this.logger.debug({ block: error.block }, 'chain reorganised during the sync: locating the fork');
         const now = await readCheckpoint(client, key);
         const back = now ? await locateFork(this.forkSearch, client, now, head, result) : null;
         from = back ? back.lastBlock + 1 : this.chain.startBlock;
@@ -204,6 +202,7 @@ export class ChainFollower {
         result.from = Math.min(result.from, from);
       }
     }
+    await markSynced(client, key, head);
     result.readMs = Math.round(result.readMs);
     result.writeMs = Math.round(result.writeMs);
     return result;

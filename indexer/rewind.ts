@@ -15,11 +15,17 @@
  *   observation).
  * The analytics roll-ups (strategy_hourly, maker_hourly, maker_activity, and the fees of volume_hourly)
  * of the buckets those swaps fell in are recounted from the swaps that remain.
- * The live stream's events of those blocks (catalogue_events) are deleted.
+ * The live stream's events of those blocks (catalogue_events) are deleted, and one `chain.rewound`
+ * event tells its clients to refetch what they show of the chain.
  * The counts of the roll-up (catalogue_pair_counts, catalogue_makers) follow through the triggers on
- * `strategies`; the roll-up itself is recomputed by the next refresh.
+ * `strategies`; the roll-up itself is recomputed by the follower right after (indexer/index.ts).
+ * Positions whose ship or dock was undone are told to their webhooks (migration 019's triggers).
+ *
+ * `rewindToGenesis` does the same for a chain replaced under the catalogue: everything of the chain goes.
  */
 import type pg from 'pg';
+import { CATALOGUE_EVENTS_CHANNEL } from '../store/catalogueEvents.js';
+import { EVENT_ORDER_LOCK } from './catalogueEvents.js';
 
 export interface RewindResult {
   swaps: number;
@@ -186,7 +192,7 @@ WHERE m.chain_key = $1 AND m.maker = x.maker`;
  */
 export async function rewindChain(
   client: pg.ClientBase,
-  chain: { key: string; router: string },
+  chain: { key: string; router: string; chainId: number },
   fork: { number: number; hash: string; timestamp: number },
 ): Promise<RewindResult> {
   const key = chain.key;
@@ -229,6 +235,13 @@ export async function rewindChain(
       key,
       fork.number,
     ]);
+    const result = {
+      swaps: swaps.rows.reduce((acc, r) => acc + r.n, 0),
+      balanceChanges: balances.rows[0]?.n ?? 0,
+      strategies: strategies.rowCount ?? 0,
+      docks: docks.rowCount ?? 0,
+    };
+    await announceRewind(client, chain, { reason: 'reorg', forkBlock: fork.number, ...result });
     await client.query(
       `UPDATE indexer_checkpoints SET last_block = $2, last_block_hash = $3,
          indexed_through_at = to_timestamp($4), updated_at = now()
@@ -236,12 +249,7 @@ export async function rewindChain(
       [key, fork.number, fork.hash, fork.timestamp],
     );
     await client.query('COMMIT');
-    return {
-      swaps: swaps.rows.reduce((acc, r) => acc + r.n, 0),
-      balanceChanges: balances.rows[0]?.n ?? 0,
-      strategies: strategies.rowCount ?? 0,
-      docks: docks.rowCount ?? 0,
-    };
+    return result;
   } catch (error) {
     await client.query('ROLLBACK').catch(() => {});
     throw error;
@@ -265,4 +273,71 @@ async function recountAnalytics(
   await client.query(CLEAR_MAKER_HOURS, [key, makers, hours]);
   await client.query(RECOUNT_MAKER_HOURS, [key, makers, hours]);
   await client.query(RECOUNT_MAKERS, [key, [...new Set(makers)]]);
+}
+
+/**
+ * Rewinds everything indexed of a chain (its history was replaced under the checkpoint), in one
+ * transaction: it is then indexed again from its start block. The roll-ups of migration 014 go after
+ * `strategies`, whose delete triggers move them to zero.
+ */
+export async function rewindToGenesis(
+  client: pg.ClientBase,
+  chain: { key: string; chainId: number },
+): Promise<RewindResult> {
+  const key = chain.key;
+  await client.query('BEGIN');
+  try {
+    const counts: Record<string, number> = {};
+    for (const table of [
+      'swaps',
+      'balance_changes',
+      'volume_hourly',
+      'strategy_hourly',
+      'maker_hourly',
+      'strategies',
+      'indexer_blocks',
+      'maker_activity',
+      'catalogue_balances',
+      'catalogue_pair_balances',
+      'catalogue_events',
+      'indexer_checkpoints',
+    ]) {
+      // Table names are constants of this list; the chain key is a parameter.
+      const deleted = await client.query(`DELETE FROM ${table} WHERE chain_key = $1`, [key]);
+      counts[table] = deleted.rowCount ?? 0;
+    }
+    const result = {
+      swaps: counts.swaps ?? 0,
+      balanceChanges: counts.balance_changes ?? 0,
+      strategies: counts.strategies ?? 0,
+      docks: 0,
+    };
+    await announceRewind(client, chain, { reason: 'replaced', forkBlock: null, ...result });
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw error;
+  }
+}
+
+/**
+ * The `chain.rewound` event of the live stream (GET /api/events): strategies, swaps or docks of the
+ * chain its clients saw may be gone, so they refetch what they show of it. Written in the rewind's
+ * transaction, after its deletes, under the events' order lock (indexer/catalogueEvents.ts).
+ */
+async function announceRewind(
+  client: pg.ClientBase,
+  chain: { key: string; chainId: number },
+  what: { reason: 'reorg' | 'replaced'; forkBlock: number | null } & RewindResult,
+): Promise<void> {
+  await client.query('SELECT pg_advisory_xact_lock($1)', [EVENT_ORDER_LOCK]);
+  await client.query(
+    `INSERT INTO catalogue_events (kind, chain_key, source, data)
+     SELECT 'chain.rewound', $1, $3 || ':' || txid_current(),
+       json_build_object('chain', $1::text, 'chainId', $2::int, 'reason', $3::text, 'forkBlock', $4::bigint,
+         'strategies', $5::int, 'swaps', $6::int, 'docks', $7::int, 'time', now())`,
+    [chain.key, chain.chainId, what.reason, what.forkBlock, what.strategies, what.swaps, what.docks],
+  );
+  await client.query(`NOTIFY ${CATALOGUE_EVENTS_CHANNEL}`);
 }

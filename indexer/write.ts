@@ -268,32 +268,12 @@ export async function writeChunk(
 }
 
 /**
- * Drops everything indexed of a chain (its history changed under the checkpoint), so it is indexed
- * again from its start block.
+ * A sync of the chain ended well, having seen `head`: readiness and /metrics of every process read it
+ * (store/indexerHealth.ts) to tell a stuck or far-behind chain from a quiet one.
  */
-export async function resetChain(client: pg.ClientBase, chainKey: string): Promise<void> {
-  await client.query('BEGIN');
-  try {
-    // The roll-ups of migration 014 after `strategies` (whose delete triggers move them to zero).
-    for (const table of [
-      'swaps',
-      'balance_changes',
-      'volume_hourly',
-      'strategy_hourly',
-      'maker_hourly',
-      'strategies',
-      'indexer_blocks',
-      'maker_activity',
-      'catalogue_balances',
-      'catalogue_pair_balances',
-      'indexer_checkpoints',
-    ]) {
-      // Table names are constants of this list; the chain key is a parameter.
-      await client.query(`DELETE FROM ${table} WHERE chain_key = $1`, [chainKey]);
-    }
-    await client.query('COMMIT');
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => {});
-    throw error;
-  }
+export async function markSynced(client: pg.ClientBase, chainKey: string, head: number): Promise<void> {
+  await client.query(
+    'UPDATE indexer_checkpoints SET synced_at = now(), head_block = $2 WHERE chain_key = $1',
+    [chainKey, head],
+  );
 }

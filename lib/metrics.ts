@@ -91,6 +91,12 @@ export class Metrics {
     labelNames: ['chain'] as const,
     registers: [this.registry],
   });
+  private readonly replaced = new Counter({
+    name: 'gateway_indexer_chain_replaced_total',
+    help: 'Times a chain no longer held any stored block (another genesis, or a fork below the kept hashes): its catalogue was rewound to genesis and indexed anew',
+    labelNames: ['chain'] as const,
+    registers: [this.registry],
+  });
   private readonly rpcCalls = new Counter({
     name: 'gateway_rpc_requests_total',
     help: 'HTTP requests to chain RPC nodes (a JSON-RPC batch is one), by chain, client (gateway or indexer) and endpoint host',
@@ -188,6 +194,10 @@ export class Metrics {
   indexerRewound(chain: string, blocks: number): void {
     this.reorgs.inc({ chain });
     this.rewoundBlocks.inc({ chain }, blocks);
+  }
+
+  indexerChainReplaced(chain: string): void {
+    this.replaced.inc({ chain });
   }
 
   webhookDelivery(outcome: 'delivered' | 'retry' | 'exhausted'): void {

@@ -76,6 +76,8 @@ export const WebhookEventType = enumOf('WebhookEventType', 'An event a webhook e
   'position.filled': 'The position was seen with settled volume for the first time.',
   'position.docked': 'The position was seen docked.',
   'position.health_changed': 'The live health of the position changed (ok, at_risk, stalled).',
+  'position.reverted':
+    'A reorg or a replaced chain undid what was observed of the position (its ship: `prepared` again; or its dock: open again); the lifecycle events that follow are delivered anew.',
 });
 
 export const DeliveryStatus = enumOf('DeliveryStatus', 'Where the delivery of one event stands.', {

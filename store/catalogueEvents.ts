@@ -9,7 +9,7 @@ export const CATALOGUE_EVENTS_CHANNEL = 'catalogue_events';
 
 export interface CatalogueEvent {
   id: number;
-  /** `strategy.shipped`, `strategy.swapped` or `strategy.docked`. */
+  /** `strategy.shipped`, `strategy.swapped`, `strategy.docked` or `chain.rewound` (indexer/rewind.ts). */
   kind: string;
   /** The event's JSON data, as the indexer wrote it (one line). */
   data: string;

@@ -182,6 +182,8 @@ export type WebhookEventType =
   | 'position.filled'
   /** The live health of the position changed (ok, at_risk, stalled). */
   | 'position.health_changed'
+  /** A reorg or a replaced chain undid what was observed of the position (its ship: `prepared` again; or its dock: open again); the lifecycle events that follow are delivered anew. */
+  | 'position.reverted'
   /** The position was seen shipped on chain. */
   | 'position.shipped';
 

@@ -71,6 +71,27 @@ const reset = component(
   }),
 );
 
+const rewound = component(
+  'ChainRewoundEvent',
+  z.object({
+    chain: common.chain,
+    chainId: common.chainId,
+    reason: z.enum(['reorg', 'replaced']).meta({
+      description:
+        '`reorg`: blocks above `forkBlock` were reorganised away; `replaced`: the chain no longer holds the indexed history (another genesis, or a fork deeper than the kept hashes) and is indexed anew from its start.',
+    }),
+    forkBlock: z
+      .int()
+      .min(0)
+      .nullable()
+      .meta({ description: 'The last block both histories share; null when replaced.' }),
+    strategies: z.int().min(0).meta({ description: 'Strategies removed (their ship is gone).' }),
+    swaps: z.int().min(0).meta({ description: 'Swaps removed.' }),
+    docks: z.int().min(0).meta({ description: 'Docks undone (the strategy is active again).' }),
+    time: dateTime.meta({ description: 'When the indexer rewound.' }),
+  }),
+);
+
 const message = <T extends z.ZodType>(event: string, data: T, description: string) =>
   z.object({ id: eventId, event: z.literal(event), data }).meta({ description });
 
@@ -81,6 +102,11 @@ export const catalogueEventMessage = component(
       message('strategy.shipped', shipped, 'A strategy appeared in the catalogue (Aqua `Shipped`).'),
       message('strategy.swapped', swapped, 'A swap against a catalogued strategy (router `Swapped`).'),
       message('strategy.docked', docked, 'A strategy left the catalogue (Aqua `Docked`).'),
+      message(
+        'chain.rewound',
+        rewound,
+        'Strategies, swaps or docks of this chain sent before may be gone (a reorg, or a chain replaced under the catalogue): refetch what you show of it.',
+      ),
       message(
         'reset',
         reset,

@@ -33,9 +33,10 @@ export async function catalogueSnapshot(t: { db: Db }) {
       round(volume_usd::numeric, 6), swap_count, round(maker_fees_usd::numeric, 6),
       round(protocol_fees_usd::numeric, 6), last_swap_at), ',' ORDER BY chain_key, maker)) AS v
       FROM maker_activity WHERE swap_count <> 0 OR docked_strategies <> 0`),
-    // The live stream's events (GET /api/events) by what they are about, whatever their ids.
+    // The live stream's events (GET /api/events) by what they are about, whatever their ids; without a
+    // rewind's own announcement (`chain.rewound`), which a fresh index has no cause to make.
     events: await one(`SELECT md5(string_agg(concat_ws('|', chain_key, kind, source, data::text), ','
-      ORDER BY chain_key, kind, source)) AS v FROM catalogue_events`),
+      ORDER BY chain_key, kind, source)) AS v FROM catalogue_events WHERE kind <> 'chain.rewound'`),
     pairCounts: (
       await t.db.query(
         'SELECT * FROM catalogue_pair_counts WHERE strategies <> 0 ORDER BY chain_key, pair_key, status',
