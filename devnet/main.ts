@@ -1,7 +1,10 @@
 import { fstatSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
 import { pino } from 'pino';
 import { loadConfig } from '../lib/config.js';
 import { type Devnet, startDevnet } from './devnet.js';
+import { pidFileOf, takeOverDevnet } from './staleProcess.js';
 
 /**
  * `npm run devnet`: the three local chains, seeded, with the activity bot. Prints one JSON line
@@ -13,6 +16,9 @@ const config = loadConfig();
 const logger = pino({ name: 'devnet', level: config.logLevel }, pino.destination(2));
 
 let stopping = false;
+
+await mkdir(path.resolve(config.dataDir, 'devnet'), { recursive: true });
+await takeOverDevnet(pidFileOf(config.dataDir), logger);
 
 const starting: Promise<Devnet | undefined> = startDevnet({
   basePort: config.devnetPort,

@@ -1,0 +1,80 @@
+/**
+ * A devnet left running by a gateway that died (kill -9) still holds the chains' ports until it has
+ * noticed (its stdin closes) and stopped: the next start on the same DATA_DIR would find them taken.
+ * The devnet records its pid beside its state; a new one stops the previous one first (SIGTERM: it
+ * saves its chains' state and stops them), waiting for it to go, and never signals a process that is
+ * not a devnet of this checkout.
+ */
+import { readFileSync, rmSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Logger } from 'pino';
+
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
+/** The process's command line, or null when it is gone (or the platform has no /proc). */
+function commandLine(pid: number): string | null {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
+  } catch {
+    return null;
+  }
+}
+
+/** Resolves true once `pid` is gone, false after `timeoutMs`. */
+async function gone(pid: number, timeoutMs: number): Promise<boolean> {
+  const end = performance.now() + timeoutMs;
+  while (alive(pid)) {
+    if (performance.now() > end) return false;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return true;
+}
+
+export function pidFileOf(dataDir: string): string {
+  return path.resolve(dataDir, 'devnet', 'devnet.pid');
+}
+
+/**
+ * Stops the devnet named by `pidFile` when it still runs (a process whose command line runs
+ * devnet/main.ts: the pid file, under this DATA_DIR, ties it to this data directory), then records
+ * this process in it, cleared when this process ends.
+ */
+export async function takeOverDevnet(pidFile: string, logger: Logger): Promise<void> {
+  let pid = Number.NaN;
+  try {
+    pid = Number.parseInt(readFileSync(pidFile, 'utf8'), 10);
+  } catch {
+    // No previous devnet recorded.
+  }
+  if (
+    Number.isInteger(pid) &&
+    pid > 0 &&
+    pid !== process.pid &&
+    commandLine(pid)?.includes('devnet/main.ts')
+  ) {
+    logger.warn({ pid }, 'a previous devnet still runs on this data directory: stopping it first');
+    process.kill(pid, 'SIGTERM');
+    // Its stop saves each chain's state (a few seconds at most); past that it is killed, and its
+    // anvils die with it (devnet/anvil.ts).
+    if (!(await gone(pid, 20_000))) {
+      process.kill(pid, 'SIGKILL');
+      await gone(pid, 5_000);
+    }
+  }
+  await writeFile(pidFile, `${process.pid}\n`);
+  process.once('exit', () => {
+    try {
+      if (readFileSync(pidFile, 'utf8').trim() === String(process.pid)) rmSync(pidFile, { force: true });
+    } catch {
+      // Already gone.
+    }
+  });
+}
