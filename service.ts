@@ -25,6 +25,7 @@ import { routes } from './rest/routes/index.js';
 import { schema } from './schema/index.js';
 import { createAnalyticsDb, createDb } from './store/db.js';
 import { type EmbeddedDatabase, startEmbeddedPostgres } from './store/embedded.js';
+import { chainIndexing } from './store/indexerHealth.js';
 import { migrate } from './store/migrate.js';
 import { readRollup } from './store/rollups.js';
 import { startMakerStrategiesCache } from './store/walletStrategies.js';
@@ -187,6 +188,16 @@ export async function startService(config: Config, options: ServiceOptions = {})
       makerStrategies: makerStrategies.cache,
       events,
     };
+    // Each chain's indexing as the store records it, whichever process writes it: /readyz and /metrics.
+    const readChainIndexing = () =>
+      chainIndexing(
+        db,
+        registry
+          .list()
+          .map((c) => ({ key: c.key, confirmations: c.confirmations ?? config.indexerConfirmations })),
+        { stallSeconds: config.indexerStallSeconds, behindBlocks: config.indexerChunkBlocks },
+      );
+    metrics.trackChainIndexing(readChainIndexing);
     const limits = new RateLimits(redis, config.redisPrefix);
     const app = createApp({
       services,
@@ -197,6 +208,14 @@ export async function startService(config: Config, options: ServiceOptions = {})
       readiness: [
         async () => partsDown(parts.flatMap((list) => list())),
         async () => ((await readRollup(db)) ? null : 'first roll-up not written yet'),
+      ],
+      degraded: [
+        async () =>
+          Object.fromEntries(
+            (await readChainIndexing())
+              .filter((c) => c.degraded !== null)
+              .map((c) => [`chain:${c.chain}`, c.degraded!]),
+          ),
       ],
       mount: (app) => {
         mountWeb(app, { publicUrl: listenConfig.publicUrl });

@@ -66,6 +66,8 @@ const envSchema = z.object({
   INDEXER_FIRST_PASS_SECONDS: z.coerce.number().min(0.1).max(86_400).default(30),
   /** Seconds between two progress lines of a backfill (a sync far behind the head). */
   INDEXER_PROGRESS_SECONDS: z.coerce.number().min(0.1).max(3600).default(10),
+  /** Seconds without a completed sync of a chain before /readyz names it degraded (its indexer stuck). */
+  INDEXER_STALL_SECONDS: z.coerce.number().min(1).max(86_400).default(60),
   INDEXER_POLL_MS: ms(20).default(1000),
   INDEXER_CHUNK_BLOCKS: z.coerce.number().int().min(1).max(100000).default(2000),
   ROLLUP_REFRESH_MS: ms(100).default(5000),
@@ -152,6 +154,7 @@ export interface Config {
   indexerConfirmations: number;
   indexerReorgWindow: number;
   indexerProgressSeconds: number;
+  indexerStallSeconds: number;
   indexerFirstPassSeconds: number;
   indexerPollMs: number;
   indexerChunkBlocks: number;
@@ -286,6 +289,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     indexerConfirmations: e.INDEXER_CONFIRMATIONS,
     indexerReorgWindow: e.INDEXER_REORG_WINDOW,
     indexerProgressSeconds: e.INDEXER_PROGRESS_SECONDS,
+    indexerStallSeconds: e.INDEXER_STALL_SECONDS,
     indexerFirstPassSeconds: e.INDEXER_FIRST_PASS_SECONDS,
     indexerPollMs: e.INDEXER_POLL_MS,
     indexerChunkBlocks: e.INDEXER_CHUNK_BLOCKS,

@@ -257,6 +257,40 @@ export class Metrics {
     });
   }
 
+  /**
+   * Each chain's indexing as the store records it (store/indexerHealth.ts), read when scraped: every
+   * process shows it, not only the chain's writer. A failed read leaves the gauges as they were.
+   */
+  trackChainIndexing(
+    read: () => Promise<Array<{ chain: string; degraded: string | null; sinceSyncSeconds: number | null }>>,
+  ): void {
+    let last: Promise<Awaited<ReturnType<typeof read>>> | null = null;
+    // One store read per scrape for both gauges.
+    const rows = () => {
+      last ??= read().finally(() => setImmediate(() => (last = null)));
+      return last;
+    };
+    new Gauge({
+      name: 'gateway_indexer_chain_degraded',
+      help: 'Whether /readyz names the chain degraded: 1 when its indexer made no progress for INDEXER_STALL_SECONDS, is re-syncing from far behind or has not indexed it yet',
+      labelNames: ['chain'] as const,
+      registers: [this.registry],
+      async collect() {
+        for (const row of await rows().catch(() => [])) this.set({ chain: row.chain }, row.degraded ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: 'gateway_indexer_since_sync_seconds',
+      help: "Seconds since the chain's last completed indexer sync",
+      labelNames: ['chain'] as const,
+      registers: [this.registry],
+      async collect() {
+        for (const row of await rows().catch(() => []))
+          if (row.sinceSyncSeconds !== null) this.set({ chain: row.chain }, row.sinceSyncSeconds);
+      },
+    });
+  }
+
   /** Connection pool gauges, read when scraped. */
   trackPool(db: Db, pool = 'gateway'): void {
     const gauge = (name: string, help: string, read: () => number) =>

@@ -20,7 +20,7 @@ import { answerPreflight, keyCors, PUBLIC_READS, publicCors, publicCorsUnbuckete
 import { sendError, sendJson } from './envelope.js';
 import { PersistedOperations } from './execute.js';
 import { createGraphqlServer, graphqlGuard } from './graphql.js';
-import { healthRoutes, type ReadinessCheck } from './health.js';
+import { type DegradedCheck, healthRoutes, type ReadinessCheck } from './health.js';
 import { httpCaches } from './httpCache.js';
 import { keyGuard } from './keyGuard.js';
 import { metricsRoute } from './metricsRoute.js';
@@ -34,6 +34,8 @@ export interface AppOptions {
   limits: RateLimits;
   routes: RestRoute[];
   readiness: ReadinessCheck[];
+  /** What /readyz names as degraded while ready (rest/health.ts). */
+  degraded?: DegradedCheck[];
   /** Extra mounts outside the buckets (the operator page, the docs). */
   mount?: (app: express.Express) => void;
 }
@@ -66,7 +68,7 @@ export function createApp(options: AppOptions): (req: IncomingMessage, res: Serv
   const prelude: RequestHandler[] = [requestId, requireSingleHeaders];
   app.use(...prelude);
 
-  healthRoutes(app, services, options.readiness);
+  healthRoutes(app, services, options.readiness, options.degraded);
   metricsRoute(app, services);
 
   const yoga = createGraphqlServer(services, schema);

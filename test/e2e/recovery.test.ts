@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ServiceProcess, spawnService } from '../../bench/processes.js';
-import { eventually } from '../helpers/load.js';
+import { eventually, until } from '../helpers/load.js';
 import { testPort } from '../helpers/ports.js';
 
 const DEVNET_PORT = testPort(19830);
@@ -20,7 +20,9 @@ const CHAINS = ['base', 'arc', 'baseSepolia'];
 let dataDir: string;
 let service: ServiceProcess | undefined;
 
-const start = async (): Promise<{ service: ServiceProcess; startedAt: number }> => {
+const start = async (
+  env: Record<string, string> = {},
+): Promise<{ service: ServiceProcess; startedAt: number }> => {
   const startedAt = performance.now();
   service = await spawnService(
     {
@@ -30,6 +32,8 @@ const start = async (): Promise<{ service: ServiceProcess; startedAt: number }> 
       INTERNAL_TOKEN: 'recovery-internal-token-0123456',
       LOG_LEVEL: 'info',
       SHUTDOWN_GRACE_MS: '0',
+      METRICS_TOKEN: 'recovery-metrics-token-0123456',
+      ...env,
     },
     { baseEnv: { PATH: process.env.PATH, HOME: process.env.HOME } },
   );
@@ -165,6 +169,38 @@ describe('recovery of the default mode from a torn state', () => {
     await s.stop();
     service = undefined;
   }, 180_000);
+
+  it('readiness names a chain whose indexer is stuck, and stops naming it once it moves again', async () => {
+    const { service: s } = await start({ INDEXER_STALL_SECONDS: '2' });
+    await eventually('every chain indexed', () => everyChainIndexed(s), 120_000, 200);
+    const anvilPid = pidListeningOn(DEVNET_PORT + 2);
+    expect(anvilPid).not.toBeNull();
+    // A hung node: the indexer's reads of baseSepolia wait, and its syncs stop completing.
+    process.kill(anvilPid!, 'SIGSTOP');
+    try {
+      const stuck = await until(
+        () =>
+          get<{ status: string; degraded?: string[]; reasons?: Record<string, string> }>(`${s.url}/readyz`),
+        (r) => (r.body.degraded ?? []).includes('chain:baseSepolia'),
+        120_000,
+      );
+      expect(stuck.status).toBe(200);
+      expect(stuck.body.degraded).toEqual(['chain:baseSepolia']);
+      expect(stuck.body.reasons?.['chain:baseSepolia']).toMatch(/no indexer progress/);
+      const metrics = await (
+        await fetch(`${s.url}/metrics`, {
+          headers: { authorization: 'Bearer recovery-metrics-token-0123456' },
+        })
+      ).text();
+      expect(metrics).toMatch(/gateway_indexer_chain_degraded\{chain="baseSepolia"\} 1/);
+      expect(metrics).toMatch(/gateway_indexer_chain_degraded\{chain="base"\} 0/);
+    } finally {
+      process.kill(anvilPid!, 'SIGCONT');
+    }
+    await eventually('no chain degraded', () => everyChainIndexed(s), 120_000, 200);
+    await s.stop();
+    service = undefined;
+  }, 240_000);
 
   it('the devnet directory removed under a kept database', async () => {
     await rm(join(dataDir, 'devnet'), { recursive: true, force: true });

@@ -168,7 +168,8 @@ describe('a hung Redis', () => {
     expect((await send(svc.url, graphql(), CLIENT_TIMEOUT_MS)).status).toBe(200);
     const before = await readiness();
     expect(before.status).toBe(200);
-    expect(before.body.degraded).toBeUndefined();
+    // Its fixture chains are never indexed here (no indexer): readiness names them too; Redis is what this test reads.
+    expect(before.body.degraded ?? []).not.toContain('redis');
 
     for (let i = 0; i < 6; i++)
       expect((await send(control.url, read(i, '192.0.2.1'), CLIENT_TIMEOUT_MS)).status).toBe(200);
@@ -217,13 +218,13 @@ describe('a hung Redis', () => {
     expect((await svc.get('/healthz')).status).toBe(200);
     const during = await readiness();
     expect(during.status).toBe(200);
-    expect(during.body.degraded).toEqual(['redis']);
+    expect(during.body.degraded).toContain('redis');
     expect(during.ms).toBeLessThan(2000);
 
     redis.resume();
     const backMs = await eventually(
       'readiness no longer degraded',
-      async () => (await readiness()).body.degraded === undefined,
+      async () => !((await readiness()).body.degraded ?? []).includes('redis'),
       10_000,
       50,
     );
