@@ -20,6 +20,7 @@ import { CatalogueEventHub } from './rest/eventHub.js';
 import { answerHttpFaults } from './rest/httpFaults.js';
 import { mountLlms } from './rest/llms.js';
 import { RateLimits } from './rest/rateLimit.js';
+import { responseCacheFor } from './rest/responseCache.js';
 import type { RestRoute } from './rest/route.js';
 import { routes } from './rest/routes/index.js';
 import { schema } from './schema/index.js';
@@ -198,6 +199,10 @@ export async function startService(config: Config, options: ServiceOptions = {})
         { stallSeconds: config.indexerStallSeconds, behindBlocks: config.indexerChunkBlocks },
       );
     metrics.trackChainIndexing(readChainIndexing);
+    // A rewound chain: the details and live reads this process cached may name strategies now gone.
+    events.onRewound = () => {
+      for (const space of ['reads', 'detail']) responseCacheFor(services, space).clearLocal();
+    };
     const limits = new RateLimits(redis, config.redisPrefix);
     const app = createApp({
       services,

@@ -95,6 +95,8 @@ export class CatalogueEventHub {
   /** Resolves once `head` is known (the first read after the LISTEN connection is up). */
   private readonly firstRead: Promise<void>;
   private markRead: () => void = () => {};
+  /** Told when a chain was rewound (a `chain.rewound` event arrived): what this process cached of it may be gone. */
+  onRewound: () => void = () => {};
 
   constructor(
     private readonly db: Db,
@@ -271,6 +273,7 @@ export class CatalogueEventHub {
         for (;;) {
           const rows = await readCatalogueEventsAfter(this.db, this.head, PAGE);
           for (const row of rows) {
+            if (row.kind === 'chain.rewound') this.onRewound();
             for (const stream of this.streams) if (stream.live) stream.send(row);
           }
           if (rows.length > 0) this.head = rows[rows.length - 1]!.id;

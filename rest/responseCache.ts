@@ -104,6 +104,11 @@ export class ResponseCache {
     await this.redis.set(this.redisKey(key), JSON.stringify(stored), 'PX', ttlMs).catch(() => undefined);
   }
 
+  /** Forgets every entry this process keeps (entries shared in Redis expire by themselves, within their TTL). */
+  clearLocal(): void {
+    this.local.clear();
+  }
+
   delete(key: string): Promise<unknown> {
     this.local.delete(key);
     return this.redis ? this.redis.del(this.redisKey(key)).catch(() => undefined) : Promise.resolve();
