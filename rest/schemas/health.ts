@@ -17,6 +17,8 @@ export const readyBody = component(
     reasons: z
       .record(z.string(), z.string())
       .optional()
-      .meta({ description: 'Why each `chain:<key>` of `degraded` is named, in words (for people; do not parse).' }),
+      .meta({
+        description: 'Why each `chain:<key>` of `degraded` is named, in words (for people; do not parse).',
+      }),
   }),
 );
