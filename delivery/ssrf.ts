@@ -1,9 +1,14 @@
 /**
  * Where a webhook may be sent (SSRF): an absolute https URL (http only where the operator allows it)
- * whose host resolves to public unicast addresses only: no private, loopback, link-local, unique-local,
- * CGNAT, multicast, reserved or unspecified address, in IPv4 or IPv6 (IPv4-mapped IPv6 is judged as the
- * IPv4 it carries). Checked when an endpoint is registered and again at every attempt, where the
- * connection goes to the address that was checked (no second DNS answer can rebind it).
+ * whose host resolves to globally routable addresses only. The rule is an allow-list, not a list of
+ * known-bad ranges: an IPv4 address must be ordinary unicast (outside every block of IANA's IPv4
+ * special-purpose registry: private, loopback, link-local, CGNAT, multicast, reserved, documentation,
+ * benchmarking…); an IPv6 address must be global unicast (2000::/3) and outside the blocks of IANA's IPv6
+ * special-purpose registry (2001::/23, 2001:db8::/32, 2002::/16 6to4, 3fff::/20), so the IPv4-compatible
+ * (::a.b.c.d), site-local (fec0::/10), NAT64 and every block not yet listed are refused too. An
+ * IPv4-mapped IPv6 address is judged as the IPv4 it carries. Checked when an endpoint is registered and
+ * again at every attempt, where the connection goes to the address that was checked (no second DNS
+ * answer can rebind it).
  */
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
@@ -22,15 +27,27 @@ export interface CheckedTarget {
 
 type Policy = Pick<WebhookConfig, 'allowPrivate' | 'allowHttp'>;
 
+const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
+/** The blocks of IANA's IPv6 special-purpose registry inside 2000::/3. */
+const SPECIAL_V6 = ['2001::/23', '2001:db8::/32', '2002::/16', '3fff::/20'].map((cidr) =>
+  ipaddr.parseCIDR(cidr),
+);
+
 /** Why an address may not be a webhook target, or null when it may. */
 export function forbiddenAddress(address: string): string | null {
   if (!ipaddr.isValid(address)) return 'not an IP address';
-  let ip = ipaddr.parse(address);
-  if (ip.kind() === 'ipv6' && (ip as ipaddr.IPv6).isIPv4MappedAddress()) {
-    ip = (ip as ipaddr.IPv6).toIPv4Address();
+  const ip = ipaddr.parse(address);
+  if (ip.kind() === 'ipv4') {
+    const range = ip.range();
+    return range === 'unicast' ? null : range;
   }
-  const range = ip.range();
-  return range === 'unicast' ? null : range;
+  const v6 = ip as ipaddr.IPv6;
+  if (v6.isIPv4MappedAddress()) return forbiddenAddress(v6.toIPv4Address().toString());
+  const range = v6.range();
+  if (range !== 'unicast') return range;
+  if (!v6.match(GLOBAL_UNICAST_V6)) return 'not global unicast';
+  if (SPECIAL_V6.some((cidr) => v6.match(cidr))) return 'special-purpose';
+  return null;
 }
 
 /** The URL's shape: absolute, https (or allowed http), no credentials, at most MAX_URL_LENGTH. */
@@ -76,7 +93,7 @@ export async function checkTarget(url: URL, policy: Policy, parameter = 'url'): 
       if (why !== null)
         throw ApiError.invalid(
           parameter,
-          `${parameter} must not resolve to a private, loopback or link-local address (${host} is ${why}).`,
+          `${parameter} must resolve to globally routable addresses only: no private, loopback, link-local or special-purpose address (${host} is ${why}).`,
         );
     }
   }

@@ -430,6 +430,8 @@ describe('webhook URLs (SSRF), with the production defaults', () => {
     ['https://[fd00::1]/hook', 'uniqueLocal'],
     ['https://[::ffff:127.0.0.1]/hook', 'loopback'],
     ['https://[::ffff:10.0.0.1]/hook', 'private'],
+    ['https://[::127.0.0.1]/hook', 'globally routable'],
+    ['https://[fec0::1]/hook', 'globally routable'],
     ['https://user:pass@example.org/hook', 'credentials'],
     ['not a url', 'absolute URL'],
   ])('refuses %s (400 naming url)', async (url, why) => {

@@ -26,6 +26,18 @@ describe('forbiddenAddress', () => {
     ['fc00::1', 'uniqueLocal'],
     ['::ffff:127.0.0.1', 'loopback'],
     ['::ffff:192.168.0.1', 'private'],
+    // IPv4-compatible (deprecated), site-local (deprecated), NAT64, documentation, 6to4, ORCHID: not global.
+    ['::7f00:1', 'not global unicast'],
+    ['fec0::1', 'not global unicast'],
+    ['64:ff9b::a00:1', 'rfc6052'],
+    ['2001:db8::1', 'reserved'],
+    ['2002:c0a8:101::1', '6to4'],
+    ['2001:20::1', 'orchid2'],
+    ['2001:2:0:1::1', 'benchmarking'],
+    ['2001:0:4136:e378::1', 'teredo'],
+    ['2001:100::1', 'reserved'],
+    ['3fff::1', 'special-purpose'],
+    ['198.51.100.7', 'reserved'],
   ])('refuses %s (%s)', (address, range) => {
     expect(forbiddenAddress(address)).toBe(range);
   });
