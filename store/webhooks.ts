@@ -322,10 +322,16 @@ export interface AttemptRecord {
 
 /**
  * Records an attempt and its consequence in one transaction: delivered; or the next attempt queued; or
- * the delivery given up and its endpoint disabled. True when this call disabled the endpoint.
+ * the delivery given up and its endpoint disabled. True when this call disabled the endpoint. An
+ * endpoint deleted while its attempt was in flight took the delivery with it: nothing is recorded and
+ * nothing retried (its row is locked first, so a delete either waits for this record or came before it).
  */
 export async function recordAttempt(db: Db, r: AttemptRecord): Promise<boolean> {
   return inTransaction(db, async (client) => {
+    const kept = await client.query('SELECT 1 FROM webhook_deliveries WHERE delivery_id = $1 FOR KEY SHARE', [
+      r.deliveryId,
+    ]);
+    if (kept.rowCount === 0) return false;
     await client.query(
       `INSERT INTO webhook_attempts (delivery_id, generation, attempt, attempted_at, status_code, duration_ms, error,
          next_attempt_at)
