@@ -32,7 +32,11 @@ const dir = mkdtempSync(path.join(tmpdir(), 'devnet-state-kill-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** Starts the saver; resolves with its lines as they come. */
-function startSaver(file: string): { child: ChildProcess; next(): Promise<Record<string, unknown>> } {
+function startSaver(file: string): {
+  child: ChildProcess;
+  next(): Promise<Record<string, unknown>>;
+  started(): Promise<Record<string, unknown>>;
+} {
   const child = spawn(process.execPath, ['--import', 'tsx', SAVER, file, String(PORT)], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -49,11 +53,19 @@ function startSaver(file: string): { child: ChildProcess; next(): Promise<Record
     for (const wake of waiting.splice(0)) wake({ exited: true });
     queue.push({ exited: true });
   });
+  const next = (): Promise<Record<string, unknown>> => {
+    const queued = queue.shift();
+    return queued ? Promise.resolve(queued) : new Promise((resolve) => waiting.push(resolve));
+  };
   return {
     child,
-    next: () => {
-      const queued = queue.shift();
-      return queued ? Promise.resolve(queued) : new Promise((resolve) => waiting.push(resolve));
+    next,
+    // How the start went (`loaded`, `unloadable` or `exited`): a save may be told before it.
+    started: async () => {
+      for (;;) {
+        const line = await next();
+        if (!line.saved) return line;
+      }
     },
   };
 }
@@ -75,7 +87,7 @@ describe('devnet state saved under kills', () => {
     const file = path.join(dir, 'anvil-read.json');
     const saver = startSaver(file);
     try {
-      expect(await saver.next()).toHaveProperty('loaded');
+      expect(await saver.started()).toHaveProperty('loaded');
       let saves = 0;
       let reads = 0;
       let partial = 0;
@@ -112,7 +124,7 @@ describe('devnet state saved under kills', () => {
     let lastLoaded = 0;
     for (let round = 0; round < ROUNDS; round++) {
       const saver = startSaver(file);
-      const first = await saver.next();
+      const first = await saver.started();
       // The state the previous round's kill left loads, and holds at least the blocks it had loaded.
       expect(first, `round ${round}, TEST_SEED=${SEED}`).toHaveProperty('loaded');
       const loaded = first.loaded as number;
@@ -132,7 +144,7 @@ describe('devnet state saved under kills', () => {
     // The last kill's state is still a whole JSON document.
     expect(() => JSON.parse(readFileSync(file, 'utf8')), `TEST_SEED=${SEED}`).not.toThrow();
     const last = startSaver(file);
-    const line = await last.next();
+    const line = await last.started();
     await kill(last.child);
     expect(line, `TEST_SEED=${SEED}`).toHaveProperty('loaded');
     expect(lastLoaded).toBeGreaterThan(0);
