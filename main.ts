@@ -45,13 +45,20 @@ if (config.internalTokenGenerated) {
 
 // On a signal the service stops what it started, in reverse order: HTTP drained first, Postgres last.
 leaveEmbeddedShutdownToCaller();
+// SIGTERM (an orchestrator) first turns readiness to 503 and keeps serving for SHUTDOWN_GRACE_MS, so the
+// load balancer stops sending before the listener closes; SIGINT (a person at a terminal) stops at once,
+// and so does a second signal during the grace.
 let stopping = false;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
-    if (stopping) return;
+    if (stopping) {
+      service.endGrace();
+      return;
+    }
     stopping = true;
-    logger.info({ signal }, 'stopping');
-    service.stop().then(
+    const graceMs = signal === 'SIGTERM' ? config.shutdownGraceMs : 0;
+    logger.info({ signal, graceMs }, 'stopping');
+    service.stop({ graceMs }).then(
       () => process.exit(0),
       () => process.exit(1),
     );

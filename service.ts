@@ -44,7 +44,12 @@ export interface RunningService {
   url: string;
   server: Server;
   services: Services;
-  stop(): Promise<void>;
+  /**
+   * Stops everything it started. With `graceMs`, /readyz answers 503 and the listener keeps serving
+   * that long first (a load balancer's time to stop sending here); `endGrace()` cuts that short.
+   */
+  stop(options?: { graceMs?: number }): Promise<void>;
+  endGrace(): void;
 }
 
 /**
@@ -56,10 +61,12 @@ export interface RunningService {
 export async function startService(config: Config, options: ServiceOptions = {}): Promise<RunningService> {
   const logger = options.logger ?? createLogger(config.logLevel);
   const stops: Array<() => Promise<unknown>> = [];
-  let stopHttp: (() => Promise<void>) | undefined;
-  const stopAll = async () => {
-    for (const stop of [stopHttp, ...stops.reverse()])
-      await stop?.().catch((err: unknown) => logger.warn({ err }, 'stop failed'));
+  let stopHttp: ((graceMs: number) => Promise<void>) | undefined;
+  let endGrace = () => {};
+  const stopAll = async (options: { graceMs?: number } = {}) => {
+    await stopHttp?.(options.graceMs ?? 0).catch((err: unknown) => logger.warn({ err }, 'stop failed'));
+    for (const stop of stops.reverse())
+      await stop().catch((err: unknown) => logger.warn({ err }, 'stop failed'));
   };
   // What the service started itself (embedded Postgres, devnet): /readyz names a part that is down.
   const parts: Array<() => PartStatus[]> = [];
@@ -166,10 +173,11 @@ export async function startService(config: Config, options: ServiceOptions = {})
       server.listen(config.port, config.host, () => resolve());
     });
     const http = drainable(server);
+    endGrace = () => http.endGrace();
     // Open event streams never end by themselves: ended first, so the drain waits only for real requests.
-    stopHttp = () => {
+    stopHttp = (graceMs) => {
       events.closeStreams();
-      return http.drain(config.requestTimeoutMs);
+      return http.drain(config.requestTimeoutMs, graceMs);
     };
     const address = server.address();
     const listenConfig = withListenPort(
@@ -211,6 +219,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
       routes: [...routes, ...(options.extraRoutes ?? [])],
       // Ready once the first roll-up exists (written by this process's indexer or another one).
       readiness: [
+        async () => (http.draining ? 'draining (this replica is stopping)' : null),
         async () => partsDown(parts.flatMap((list) => list())),
         async () => ((await readRollup(db)) ? null : 'first roll-up not written yet'),
       ],
@@ -248,7 +257,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
       stops.push(() => indexer.stop());
     }
     const url = `http://${config.host}:${listenConfig.port}`;
-    return { url, server, services, stop: stopAll };
+    return { url, server, services, stop: stopAll, endGrace: () => endGrace() };
   } catch (error) {
     await stopAll();
     throw error;

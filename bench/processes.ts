@@ -219,7 +219,8 @@ export async function spawnService(
     [...SERVER_NODE_FLAGS, ...(options.nodeArgs ?? []), '--import', 'tsx', join(ROOT, 'main.ts')],
     {
       cwd: ROOT,
-      env: { ...(options.baseEnv ?? process.env), ...env },
+      // No drain grace unless asked: a bench or test stopping a service needs no load balancer's time.
+      env: { SHUTDOWN_GRACE_MS: '0', ...(options.baseEnv ?? process.env), ...env },
       stdio: ['ignore', 'pipe', 'inherit'],
     },
   );

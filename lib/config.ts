@@ -77,6 +77,8 @@ const envSchema = z.object({
   TOKEN_PRICES_USD: z.string().default('USDC=1,USDT=1,EURC=1.08'),
   PILOT_BLOCK_WINDOW: z.coerce.number().int().min(1).max(100000).default(500),
   REQUEST_TIMEOUT_MS: ms(100).default(10000),
+  /** On SIGTERM: how long /readyz answers 503 while every request is still served, before the listener closes. */
+  SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(120_000).default(5000),
   RPC_TIMEOUT_MS: ms(50).default(3000),
   /** Timeout of the quote simulation's eth_call per RPC endpoint (default: RPC_TIMEOUT_MS). */
   RPC_QUOTE_TIMEOUT_MS: ms(50).optional(),
@@ -165,6 +167,7 @@ export interface Config {
   tokenPricesUsd: Record<string, number>;
   pilotBlockWindow: number;
   requestTimeoutMs: number;
+  shutdownGraceMs: number;
   rpcTimeoutMs: number;
   rpcQuoteTimeoutMs: number;
   rpcLogsTimeoutMs: number;
@@ -299,6 +302,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     tokenPricesUsd: { USDC: 1, USDT: 1, ...parsePrices(e.TOKEN_PRICES_USD) },
     pilotBlockWindow: e.PILOT_BLOCK_WINDOW,
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
+    shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     rpcTimeoutMs: e.RPC_TIMEOUT_MS,
     rpcQuoteTimeoutMs: e.RPC_QUOTE_TIMEOUT_MS ?? e.RPC_TIMEOUT_MS,
     rpcLogsTimeoutMs: e.RPC_LOGS_TIMEOUT_MS,

@@ -3,16 +3,32 @@ import type { Server, ServerResponse } from 'node:http';
 /** How often, while draining, sockets whose answer is done are closed. */
 const SWEEP_MS = 20;
 
+export interface Drainable {
+  /** True from the start of a drain: /readyz answers 503 so a load balancer stops sending here. */
+  readonly draining: boolean;
+  /**
+   * Keeps serving for `graceMs` (every answer with `Connection: close`), then stops accepting and lets
+   * what was accepted finish, cutting what is left after `boundMs`.
+   */
+  drain(boundMs: number, graceMs?: number): Promise<void>;
+  /** Ends the grace of a drain now (a second signal: stop at once). */
+  endGrace(): void;
+}
+
 /**
  * The HTTP stop of a rolling restart, for `server`: `drainable(server)` (before it serves) follows the
- * answers in flight; `drain()` then stops accepting connections, closes idle keep-alive sockets at
- * once, and lets every request in flight (its body still arriving, or its answer being made) be
- * answered with `Connection: close`, its socket closed right after. After `boundMs`, the request
- * timeout (no request may take longer), what is left is cut.
+ * answers in flight; `drain()` first keeps serving for a grace (readiness says 503 meanwhile, and each
+ * answer closes its connection, so a load balancer stops sending here and keep-alive clients reconnect
+ * elsewhere: a listener closed at once left the connections in its accept queue reset), then stops
+ * accepting connections, closes idle keep-alive sockets at once, and lets every request in flight (its
+ * body still arriving, or its answer being made) be answered with `Connection: close`, its socket
+ * closed right after. After `boundMs`, the request timeout (no request may take longer), what is left
+ * is cut.
  */
-export function drainable(server: Server): { drain(boundMs: number): Promise<void> } {
+export function drainable(server: Server): Drainable {
   const inflight = new InflightSlots();
   let draining = false;
+  let endGrace = () => {};
   server.prependListener('request', (_req, res) => {
     if (draining) {
       res.shouldKeepAlive = false;
@@ -22,9 +38,22 @@ export function drainable(server: Server): { drain(boundMs: number): Promise<voi
     res.once('close', () => inflight.remove(slot));
   });
   return {
-    drain(boundMs) {
+    get draining() {
+      return draining;
+    },
+    endGrace: () => endGrace(),
+    async drain(boundMs, graceMs = 0) {
       draining = true;
       for (const res of inflight.all()) if (!res.headersSent) res.shouldKeepAlive = false;
+      if (graceMs > 0) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, graceMs);
+          endGrace = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+      }
       return new Promise((resolve) => {
         // An answer whose head was out before the drain began keeps its socket: closed once idle.
         const sweep = setInterval(() => server.closeIdleConnections(), SWEEP_MS);

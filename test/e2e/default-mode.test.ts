@@ -39,6 +39,8 @@ beforeAll(async () => {
       DEVNET_PORT: String(DEVNET_PORT),
       INTERNAL_TOKEN,
       LOG_LEVEL: 'info',
+      // Longer than any burst could take on a busy box: the test ends the grace with a second signal.
+      SHUTDOWN_GRACE_MS: '120000',
     },
     // Only what any shell has: no DATABASE_URL, REDIS_URL or CHAINS_FILE of the machine's.
     { baseEnv: { PATH: process.env.PATH, HOME: process.env.HOME } },
@@ -64,7 +66,7 @@ describe('the default mode (npm start, nothing configured)', () => {
     for (const s of list.data.strategies) expect([s.chain, s.pair]).toEqual(['base', 'USDC/USDT']);
   });
 
-  it('on SIGTERM answers the request in flight, then stops its chains and Postgres and exits 0', async () => {
+  it('on SIGTERM turns readiness to 503 and serves through its grace, answers the request in flight, then stops its chains and Postgres and exits 0', async () => {
     const port = Number(new URL(service.url).port);
     const pgPid = Number(readFileSync(join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0]);
     expect(alive(pgPid)).toBe(true);
@@ -98,8 +100,27 @@ describe('the default mode (npm start, nothing configured)', () => {
       service.child.once('exit', (code) => resolve(code)),
     );
     service.child.kill('SIGTERM');
-    // No new connections once stopping (the signal is handled within a few event-loop turns)…
-    await eventually('listener closed', async () => !(await portAnswers(port)), 3000, 50);
+    // Readiness says 503 first, while everything sent meanwhile is still answered (a load balancer's
+    // time to stop sending here): none of a burst is refused or reset, and each answer closes its socket.
+    await eventually(
+      'readiness 503',
+      async () => (await fetch(`${service.url}/readyz`)).status === 503,
+      10_000,
+      20,
+    );
+    const burst = await Promise.all(
+      Array.from({ length: 100 }, () =>
+        fetch(`${service.url}/healthz`).then(
+          (res) => `${res.status} ${res.headers.get('connection')}`,
+          (error: Error) => `${(error.cause as NodeJS.ErrnoException | undefined)?.code ?? error.message}`,
+        ),
+      ),
+    );
+    expect(new Set(burst)).toEqual(new Set(['200 close']));
+    expect(await portAnswers(port)).toBe(true);
+    // A second signal ends the grace: then no new connections…
+    service.child.kill('SIGTERM');
+    await eventually('listener closed', async () => !(await portAnswers(port)), 30_000, 50);
     // …but the one in flight gets its answer, and then its socket is closed.
     socket.write(request.subarray(request.length - 10));
     const sent = Date.now();

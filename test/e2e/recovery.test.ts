@@ -31,7 +31,6 @@ const start = async (
       DEVNET_PORT: String(DEVNET_PORT),
       INTERNAL_TOKEN: 'recovery-internal-token-0123456',
       LOG_LEVEL: 'info',
-      SHUTDOWN_GRACE_MS: '0',
       METRICS_TOKEN: 'recovery-metrics-token-0123456',
       ...env,
     },
