@@ -10,7 +10,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import net from 'node:net';
 import { anvilBinaryPath } from './anvilBinary.js';
-import { removeLeftovers, saveState } from './stateFile.js';
+import { keepOwnGenesis, removeLeftovers, saveState } from './stateFile.js';
 
 export type AnvilOptions = {
   port: number;
@@ -78,7 +78,10 @@ export async function startAnvil(options: AnvilOptions): Promise<Anvil> {
   const { stateFile } = options;
   if (stateFile !== undefined) {
     await removeLeftovers(stateFile);
-    if (existsSync(stateFile)) args.push('--load-state', stateFile);
+    if (existsSync(stateFile)) {
+      await keepOwnGenesis(stateFile);
+      args.push('--load-state', stateFile);
+    }
   }
   const binary = anvilBinaryPath();
   // setpriv execs anvil in place (same pid) with PR_SET_PDEATHSIG, so it dies with this process.

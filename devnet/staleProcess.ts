@@ -9,34 +9,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from 'pino';
-
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-};
-
-/** The process's command line, or null when it is gone (or the platform has no /proc). */
-function commandLine(pid: number): string | null {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
-  } catch {
-    return null;
-  }
-}
-
-/** Resolves true once `pid` is gone, false after `timeoutMs`. */
-async function gone(pid: number, timeoutMs: number): Promise<boolean> {
-  const end = performance.now() + timeoutMs;
-  while (alive(pid)) {
-    if (performance.now() > end) return false;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return true;
-}
+import { commandLine, stopProcess } from '../lib/processes.js';
 
 export function pidFileOf(dataDir: string): string {
   return path.resolve(dataDir, 'devnet', 'devnet.pid');
@@ -61,13 +34,9 @@ export async function takeOverDevnet(pidFile: string, logger: Logger): Promise<v
     commandLine(pid)?.includes('devnet/main.ts')
   ) {
     logger.warn({ pid }, 'a previous devnet still runs on this data directory: stopping it first');
-    process.kill(pid, 'SIGTERM');
     // Its stop saves each chain's state (a few seconds at most); past that it is killed, and its
     // anvils die with it (devnet/anvil.ts).
-    if (!(await gone(pid, 20_000))) {
-      process.kill(pid, 'SIGKILL');
-      await gone(pid, 5_000);
-    }
+    await stopProcess(pid, 'SIGTERM', 20_000);
   }
   await writeFile(pidFile, `${process.pid}\n`);
   process.once('exit', () => {

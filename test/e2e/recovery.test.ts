@@ -44,16 +44,27 @@ async function get<T>(url: string): Promise<{ status: number; body: T }> {
   return { status: res.status, body: (await res.json()) as T };
 }
 
+/** What the last check saw, for the message of a wait that ran out. */
+let lastSeen = '';
+
 /** Every chain has strategies in the roll-up, and /readyz is 200 naming no chain. */
 async function everyChainIndexed(s: ServiceProcess): Promise<boolean> {
   const stats = await get<{ data: { chains: Array<{ chain: string; count: number }> } }>(
     `${s.url}/api/stats`,
   );
   const counted = new Map(stats.body.data.chains.map((c) => [c.chain, c.count]));
-  if (!CHAINS.every((c) => (counted.get(c) ?? 0) > 0)) return false;
   const ready = await get<{ status?: string; degraded?: string[] }>(`${s.url}/readyz`);
+  lastSeen = `counts ${JSON.stringify([...counted])}, readyz ${ready.status} ${JSON.stringify(ready.body)}`;
+  if (!CHAINS.every((c) => (counted.get(c) ?? 0) > 0)) return false;
   return ready.status === 200 && !(ready.body.degraded ?? []).some((d) => d.startsWith('chain:'));
 }
+
+/** Waits for every chain indexed; a wait that runs out says what it saw last. */
+const waitEveryChain = (what: string, s: ServiceProcess) =>
+  eventually(what, () => everyChainIndexed(s), 120_000, 200).catch((error: Error) => {
+    const warnings = s.logs.filter((l) => Number(l.level) >= 40).slice(-5);
+    throw new Error(`${error.message}; last seen: ${lastSeen}; last warnings: ${JSON.stringify(warnings)}`);
+  });
 
 /** Whatever the list shows, the detail and the maker view show too. */
 async function listAgrees(s: ServiceProcess): Promise<void> {
@@ -86,7 +97,7 @@ function logSaysOnce(s: ServiceProcess): void {
 
 async function recovers(what: string): Promise<void> {
   const { service: s, startedAt } = await start();
-  const waited = await eventually(`${what}: every chain indexed`, () => everyChainIndexed(s), 120_000, 200);
+  const waited = await waitEveryChain(`${what}: every chain indexed`, s);
   console.log(
     `${what}: every chain indexed ${Math.round(performance.now() - startedAt)} ms after start (${waited} ms after ready)`,
   );
@@ -123,7 +134,7 @@ const stateFiles = () =>
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'gw-recovery-'));
   const { service: s } = await start();
-  await eventually('first start: every chain indexed', () => everyChainIndexed(s), 120_000, 200);
+  await waitEveryChain('first start: every chain indexed', s);
   await s.stop();
   service = undefined;
 }, 180_000);
@@ -149,7 +160,7 @@ describe('recovery of the default mode from a torn state', () => {
 
   it('a chain killed while the service runs comes back from its saved state, and the catalogue follows it', async () => {
     const { service: s } = await start();
-    await eventually('every chain indexed', () => everyChainIndexed(s), 120_000, 200);
+    await waitEveryChain('every chain indexed', s);
     const anvilPid = pidListeningOn(DEVNET_PORT);
     expect(anvilPid).not.toBeNull();
     process.kill(anvilPid!, 'SIGKILL');
@@ -171,7 +182,7 @@ describe('recovery of the default mode from a torn state', () => {
 
   it('readiness names a chain whose indexer is stuck, and stops naming it once it moves again', async () => {
     const { service: s } = await start({ INDEXER_STALL_SECONDS: '2' });
-    await eventually('every chain indexed', () => everyChainIndexed(s), 120_000, 200);
+    await waitEveryChain('every chain indexed', s);
     const anvilPid = pidListeningOn(DEVNET_PORT + 2);
     expect(anvilPid).not.toBeNull();
     // A hung node: the indexer's reads of baseSepolia wait, and its syncs stop completing.
@@ -196,10 +207,19 @@ describe('recovery of the default mode from a torn state', () => {
     } finally {
       process.kill(anvilPid!, 'SIGCONT');
     }
-    await eventually('no chain degraded', () => everyChainIndexed(s), 120_000, 200);
+    await waitEveryChain('no chain degraded', s);
     await s.stop();
     service = undefined;
   }, 240_000);
+
+  it('a gateway killed with -9 starts again at once on the same data directory', async () => {
+    const { service: s } = await start();
+    await waitEveryChain('every chain indexed', s);
+    await s.kill();
+    service = undefined;
+    // Its embedded PostgreSQL and its devnet may still be running or stopping: the next start copes.
+    await recovers('after kill -9');
+  }, 180_000);
 
   it('the devnet directory removed under a kept database', async () => {
     await rm(join(dataDir, 'devnet'), { recursive: true, force: true });
