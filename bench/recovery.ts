@@ -37,7 +37,14 @@ const logger = createLogger('silent');
 function servicesFor(db: Db, url: string, chain: ChainConfig): Services {
   const registry = new ChainRegistry([chain]);
   const config = loadConfig({ LOG_LEVEL: 'silent', DATABASE_URL: url, INDEXER_POLL_MS: '100' });
-  return { config, logger, db, redis: undefined, registry, clients: createChainClients(registry, { rpcTimeoutMs: 5000 }) };
+  return {
+    config,
+    logger,
+    db,
+    redis: undefined,
+    registry,
+    clients: createChainClients(registry, { rpcTimeoutMs: 5000 }),
+  };
 }
 
 /** A seeded chain of ~BLOCKS blocks on `port`: what the bench replaces and replaces it with. */

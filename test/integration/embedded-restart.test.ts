@@ -151,6 +151,16 @@ onLinux('the embedded PostgreSQL of a gateway killed with -9', scenario, () => {
     await eventually('its watcher ended', async () => watcherOf(pid) === null, DEADLINE_MS, 20);
   });
 
+  it('started again at once on the same data directory, keeps its data', async () => {
+    const dataDir = tempDataDir('again');
+    const { child } = await holder(dataDir);
+    await killed(child);
+    // Its server may still be running or shutting down (the watcher's SIGINT): the start copes.
+    const database = await startEmbeddedPostgres({ dataDir, logger: capturingLogger().logger });
+    databases.push(database);
+    expect(await rowsOf(database.url)).toEqual([{ v: 'written before the kill' }]);
+  });
+
   it('a watcher disarmed ends without sending its signal', async () => {
     // The watched process tells each signal it gets, in the order they come.
     const script =
