@@ -101,7 +101,10 @@ function isServerOn(args: string[], dir: string): boolean {
   return given !== undefined && samePath(given, dir);
 }
 
-/** A live process of ours that could still own the server: the gateway (and every script) is node. */
+/**
+ * A live process that may still own the server: the gateway (and every script of ours) is node, while an
+ * orphan is adopted by init or a service manager.
+ */
 function isLiveStarter(pid: number): boolean {
   return alive(pid) && /^node/.test(basename(argsOf(pid)?.[0] ?? ''));
 }
@@ -193,7 +196,11 @@ async function stopOrphan(
   // the next server refuses to start while one still holds the shared memory, so they are waited for.
   const backends = childrenOf(pid);
   const args = argsOf(pid);
-  if (args && isServerOn(args, databaseDir)) process.kill(pid, 'SIGKILL');
+  try {
+    if (args && isServerOn(args, databaseDir)) process.kill(pid, 'SIGKILL');
+  } catch {
+    // Gone meanwhile.
+  }
   if (!(await goneWithin([pid, ...backends], STOP_GRACE_MS)))
     throw new Error(`embedded postgres (pid ${pid}) left running on ${databaseDir} would not stop`);
   removeLock(databaseDir, lockText);

@@ -29,10 +29,22 @@ const postmasters: number[] = [];
 afterAll(async () => {
   for (const db of databases) await db.stop().catch(() => {});
   for (const child of children) child.kill('SIGKILL');
-  // A scenario that failed half-way may leave its server running: never past this file.
-  for (const pid of postmasters) if (alive(pid)) process.kill(pid, 'SIGINT');
-  await eventually('the servers started here stopped', async () => !postmasters.some(alive), DEADLINE_MS, 20);
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  // A scenario that failed half-way may leave its server running (stopped, even): never past this file.
+  // Only a server on one of our directories: a pid that ended here may belong to another process now.
+  const ours = postmasters.filter((pid) => dirs.some((dir) => cmdline(pid).some((a) => a.startsWith(dir))));
+  try {
+    for (const pid of ours) {
+      try {
+        process.kill(pid, 'SIGCONT');
+        process.kill(pid, 'SIGINT');
+      } catch {
+        // Ended meanwhile.
+      }
+    }
+    await eventually('the servers started here stopped', async () => !ours.some(alive), DEADLINE_MS, 20);
+  } finally {
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  }
 }, 2 * DEADLINE_MS);
 
 /** A process that exists and is not a zombie (an orphan's adopter reaps it when it gets to it). */
