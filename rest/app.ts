@@ -179,6 +179,10 @@ export function createApp(options: AppOptions): (req: IncomingMessage, res: Serv
     next(new ApiError('NOT_FOUND', `No endpoint at ${req.method} ${req.path}.`));
   });
 
+  // A request refused before any bucket (a malformed or repeated Host, two Authorization headers, a path
+  // that cannot be percent-decoded) still counts, in its client's `other` bucket, and says so in
+  // RateLimit-*: a client cannot send them without limit, and every answer carries the headers.
+  const countRefusal = rateLimit('other', limitOptions);
   const onError: ErrorRequestHandler = (error, req, res, _next) => {
     const apiError = toApiError(error);
     if (apiError.code === 'INTERNAL') {
@@ -187,6 +191,13 @@ export function createApp(options: AppOptions): (req: IncomingMessage, res: Serv
       logger.warn({ err: error, requestId: res.locals.requestId, path: req.path }, 'upstream failure');
     }
     if (res.headersSent) return res.end();
+    if (apiError.status < 500 && !res.hasHeader('RateLimit-Limit')) {
+      countRefusal(req, res, (refused?: unknown) => {
+        const answer = isApiError(refused) && refused.code === 'RATE_LIMITED' ? refused : apiError;
+        sendError(res, answer, docsUrl, config.httpCache);
+      });
+      return;
+    }
     sendError(res, apiError, docsUrl, config.httpCache);
   };
   app.use(onError);
