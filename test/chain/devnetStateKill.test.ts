@@ -6,6 +6,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { portAnswers } from '../../devnet/anvil.js';
+import { seededRandom } from '../../devnet/strategies.js';
 import { testPort } from '../helpers/ports.js';
 
 const SAVER = fileURLToPath(new URL('../helpers/stateSaver.ts', import.meta.url));
@@ -15,18 +16,6 @@ const ROUNDS = 20;
 // Reproducible: TEST_SEED replays a failing run (the seed is printed, and named by every failure).
 const SEED = Number(process.env.TEST_SEED ?? Math.floor(Math.random() * 2 ** 31));
 console.log(`devnet state kill test: TEST_SEED=${SEED}`);
-
-/** mulberry32: a small seeded generator, so a round's kill moment can be replayed. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const dir = mkdtempSync(path.join(tmpdir(), 'devnet-state-kill-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -119,7 +108,7 @@ describe('devnet state saved under kills', () => {
   });
 
   it(`a kill at a random moment of the saves never leaves a state that does not load (${ROUNDS} rounds)`, async () => {
-    const random = seeded(SEED);
+    const random = seededRandom(SEED);
     const file = path.join(dir, 'anvil-test.json');
     let lastLoaded = 0;
     for (let round = 0; round < ROUNDS; round++) {
