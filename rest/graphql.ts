@@ -171,7 +171,33 @@ export function internalAuth(services: Services): RequestHandler {
   };
 }
 
-/** What runs before yoga on /graphql: the token, then the bound on concurrent operations. */
+/**
+ * The body of a /graphql request is bounded as the REST bodies are (BODY_LIMIT_BYTES), before yoga reads
+ * any of it: yoga parsed a 20 MB variables body (940 ms, +120 MB) for any holder of a token. The bound
+ * is read from Content-Length, so a body without one (chunked) is refused: every GraphQL client sends it.
+ */
+export function bodyBound(services: Services): RequestHandler {
+  const limit = services.config.bodyLimitBytes;
+  return (req, res, next) => {
+    if (req.method === 'GET' || req.method === 'HEAD' || req.method === 'OPTIONS') return next();
+    const length = Number(req.headers['content-length'] ?? Number.NaN);
+    if (Number.isInteger(length) && length <= limit) return next();
+    // The rest of a body refused unread is not waited for: the connection closes after the answer.
+    res.setHeader('Connection', 'close');
+    sendError(
+      res,
+      new ApiError(
+        'BAD_REQUEST',
+        Number.isInteger(length)
+          ? `The body is larger than the service accepts (${limit} bytes).`
+          : 'The body must come with a Content-Length.',
+      ),
+      services.config.docsUrl,
+    );
+  };
+}
+
+/** What runs before yoga on /graphql: the token, the body's bound, then the bound on concurrent operations. */
 export function graphqlGuard(services: Services): RequestHandler[] {
-  return [internalAuth(services), concurrencyGate(services.config.docsUrl)];
+  return [internalAuth(services), bodyBound(services), concurrencyGate(services.config.docsUrl)];
 }

@@ -19,6 +19,7 @@ import { fixtureChains, insertStrategy, insertSwap } from '../helpers/catalogue.
 import { bombBody } from '../helpers/graphqlBomb.js';
 import { type Sample, send, tally } from '../helpers/load.js';
 import { MACHINE_REDIS } from '../helpers/postgres.js';
+import { rawRequest } from '../helpers/rawHttp.js';
 import { INTERNAL_TOKEN, startTestService, type TestService } from '../helpers/service.js';
 
 const ANALYTICS_TOKEN = 'test-analytics-token-9876543210';
@@ -356,6 +357,36 @@ describe('tokens: INTERNAL_TOKEN administers, ANALYTICS_TOKEN reads', () => {
       bodies.add(answer.body.error!.message);
     }
     expect(bodies.size).toBe(1);
+  });
+});
+
+describe('the /graphql body is bounded as the REST bodies are', () => {
+  it('a body over BODY_LIMIT_BYTES is refused unread with a 400, and one within it runs', async () => {
+    const query = '{ serviceVersion }';
+    const limit = svc.services.config.bodyLimitBytes;
+    const padded = JSON.stringify({ query, variables: { pad: 'x'.repeat(limit) } });
+    const refused = await post(ANALYTICS_TOKEN, padded);
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toMatchObject({ code: 'BAD_REQUEST' });
+    expect(refused.body.error!.message).toContain(String(limit));
+    const within = await post(ANALYTICS_TOKEN, { query, variables: { pad: 'x'.repeat(limit - 200) } });
+    expect(within.status).toBe(200);
+    expect(within.body.data?.serviceVersion).toBeTruthy();
+  });
+
+  it('a body without Content-Length (chunked) is refused', async () => {
+    const port = Number(new URL(svc.url).port);
+    const body = JSON.stringify({ query: '{ serviceVersion }' });
+    const answer = await rawRequest(
+      port,
+      Buffer.from(
+        `POST /graphql HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${ANALYTICS_TOKEN}\r\n` +
+          `Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n` +
+          `${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`,
+      ),
+    );
+    expect(answer.status).toBe(400);
+    expect(JSON.parse(answer.body.toString()).error.message).toMatch(/Content-Length/);
   });
 });
 
