@@ -307,8 +307,8 @@ describe('requests node refuses before express answer with the envelope', () => 
 });
 
 describe('/graphql bounds hostile documents (internal token)', () => {
-  const post = (body: unknown) =>
-    rawRequest(port, {
+  const post = (body: unknown, to = port) =>
+    rawRequest(to, {
       method: 'POST',
       target: '/graphql',
       headers: [
@@ -319,11 +319,25 @@ describe('/graphql bounds hostile documents (internal token)', () => {
     });
 
   it('a document nested deeper than the parser stack is a syntax error, not a 500', async () => {
-    for (const depth of [1500, 3000, 100_000]) {
-      const res = await post({ query: `{ ${'a { '.repeat(depth)}b${' }'.repeat(depth)} }` });
-      expect(res.status, String(depth)).toBeLessThan(500);
-      const body = JSON.parse(res.body.toString()) as { errors: { extensions: { code: string } }[] };
-      expect(body.errors[0]!.extensions.code).not.toBe('INTERNAL');
+    const document = (depth: number) => ({ query: `{ ${'a { '.repeat(depth)}b${' }'.repeat(depth)} }` });
+    // Over this service's BODY_LIMIT_BYTES: refused before it is read.
+    const refused = await post(document(1500));
+    expect(refused.status).toBe(400);
+    expect((JSON.parse(refused.body.toString()) as { error: { code: string } }).error.code).toBe(
+      'BAD_REQUEST',
+    );
+    // Where the operator allows bodies that large (BODY_LIMIT_BYTES at its 10 MB maximum), the parser is
+    // reached, and a document deeper than its stack is still a syntax error.
+    const roomy = await startTestService({ env: { BODY_LIMIT_BYTES: '10485760' } });
+    try {
+      for (const depth of [1500, 3000, 100_000]) {
+        const res = await post(document(depth), Number(new URL(roomy.url).port));
+        expect(res.status, String(depth)).toBeLessThan(500);
+        const body = JSON.parse(res.body.toString()) as { errors: { extensions: { code: string } }[] };
+        expect(body.errors[0]!.extensions.code).not.toBe('INTERNAL');
+      }
+    } finally {
+      await roomy.stop();
     }
   });
 
