@@ -59,6 +59,13 @@ export class KeptRows<V> {
     return value;
   }
 
+  /** The key's value when this process keeps it now (no store read), else undefined. */
+  peek(key: string): V | undefined {
+    if (!this.feed.connected) return undefined;
+    const kept = this.values.get(key);
+    return kept !== undefined && kept.until > Date.now() ? kept.value : undefined;
+  }
+
   /** The key's rows changed: they are read from the store next time. */
   forget(key: string): void {
     this.generation++;

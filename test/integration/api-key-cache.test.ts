@@ -78,6 +78,27 @@ describe('the key cache', () => {
     },
   );
 
+  it('refuses a wrong secret of a kept key with one store read, as it refuses an unknown key id', async () => {
+    const { key, keyId } = await svc.createKey({ environment: 'TEST' });
+    expect(await status(key)).toBe(404);
+    const wrong = key.replace(/_[A-Za-z0-9]+$/, `_${'w'.repeat(32)}`);
+    expect(wrong).not.toBe(key);
+    keyStatements = 0;
+    expect(await status(wrong)).toBe(401);
+    const known = keyStatements;
+    keyStatements = 0;
+    expect(
+      await status(wrong.replace(keyId, `${keyId.slice(0, -1)}${keyId.endsWith('z') ? 'y' : 'z'}`)),
+    ).toBe(401);
+    const unknown = keyStatements;
+    // Each refusal reads the store once: a kept (in use) key id is not told apart by its refusal time.
+    expect([known, unknown]).toEqual([1, 1]);
+    // The key itself is still answered from what the process keeps.
+    keyStatements = 0;
+    expect(await status(key)).toBe(404);
+    expect(keyStatements).toBe(0);
+  });
+
   it('refuses a key revoked through this process on its very next request', async () => {
     const { key, keyId } = await svc.createKey({ environment: 'TEST' });
     expect(await status(key)).toBe(404);
