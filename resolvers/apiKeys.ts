@@ -163,15 +163,15 @@ export async function authenticate(
   const parts = parseBearer(authorization);
   if (!parts) throw unauthorized();
   const { environment, keyId, secret } = parts;
-  const kept = services.apiKeys?.peek(keyId);
-  const row =
-    kept ?? (await (services.apiKeys ? services.apiKeys.find(keyId) : findApiKey(services.db, keyId)));
+  // Whether this process keeps the row now, i.e. whether the look-up below costs no store read.
+  const kept = services.apiKeys?.peek(keyId) !== undefined;
+  const row = await (services.apiKeys ? services.apiKeys.find(keyId) : findApiKey(services.db, keyId));
   const expected = row?.secret_hash ?? DUMMY_HASH;
   const matches = timingSafeEqual(hashSecret(secret), expected);
   if (!row || !matches || row.revoked_at !== null || row.environment !== environment) {
     // A refusal costs one store read whatever the key id: an id this process keeps (in use) would
     // otherwise be refused a round trip sooner than an unknown one, and ids could be enumerated.
-    if (kept !== undefined) await findApiKey(services.db, keyId).catch(() => undefined);
+    if (kept) await findApiKey(services.db, keyId).catch(() => undefined);
     throw unauthorized();
   }
   return {
