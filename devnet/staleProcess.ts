@@ -9,7 +9,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import { commandLine, stopProcess } from '../lib/processes.js';
+import { argsOf, stopProcess } from '../lib/processes.js';
 
 export function pidFileOf(dataDir: string): string {
   return path.resolve(dataDir, 'devnet', 'devnet.pid');
@@ -31,7 +31,7 @@ export async function takeOverDevnet(pidFile: string, logger: Logger): Promise<v
     Number.isInteger(pid) &&
     pid > 0 &&
     pid !== process.pid &&
-    commandLine(pid)?.includes('devnet/main.ts')
+    argsOf(pid)?.some((arg) => arg.endsWith('devnet/main.ts'))
   ) {
     logger.warn({ pid }, 'a previous devnet still runs on this data directory: stopping it first');
     // Its stop saves each chain's state (a few seconds at most); past that it is killed, and its

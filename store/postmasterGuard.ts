@@ -14,77 +14,13 @@
  * PostgreSQL's own lock-file check decides.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readdirSync, readFileSync, readlinkSync, realpathSync, rmSync } from 'node:fs';
+import { readFileSync, realpathSync, rmSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '../lib/logger.js';
+import { alive, argsOf, childrenOf, cwdOf, gone, parentOf } from '../lib/processes.js';
 
 /** A fast shutdown ends the sessions and writes a checkpoint: seconds at most, even on a busy box. */
 const STOP_GRACE_MS = 30_000;
-/** How often a wait for a process that is not our child looks again (Linux gives no event for it). */
-const POLL_MS = 25;
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    // EPERM: it exists, under another user.
-    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
-  }
-  // A zombie (dead, not yet reaped by whoever adopted it) answers kill(pid, 0) too.
-  return stateOf(pid) !== 'Z';
-}
-
-/** The state letter of /proc/<pid>/stat (field 3, after the parenthesised name that may hold spaces). */
-function stateOf(pid: number): string | null {
-  return statFields(pid)?.[0] ?? null;
-}
-
-/** The fields of /proc/<pid>/stat from the third on (state, ppid, …); null when gone or unreadable. */
-function statFields(pid: number): string[] | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  } catch {
-    return null;
-  }
-}
-
-/** The process's arguments; null when it is gone or /proc is unreadable. */
-function argsOf(pid: number): string[] | null {
-  try {
-    const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-    if (args.at(-1) === '') args.pop();
-    return args;
-  } catch {
-    return null;
-  }
-}
-
-function parentOf(pid: number): number | null {
-  const ppid = Number(statFields(pid)?.[1]);
-  return Number.isInteger(ppid) ? ppid : null;
-}
-
-function childrenOf(pid: number): number[] {
-  let entries: string[];
-  try {
-    entries = readdirSync('/proc');
-  } catch {
-    return [];
-  }
-  return entries.filter((e) => /^\d+$/.test(e) && parentOf(Number(e)) === pid).map(Number);
-}
-
-/** The working directory: a postmaster and its backends run in their data directory. */
-function cwdOf(pid: number): string | null {
-  try {
-    return readlinkSync(`/proc/${pid}/cwd`);
-  } catch {
-    return null;
-  }
-}
-
 function samePath(a: string, b: string): boolean {
   try {
     return realpathSync(a) === realpathSync(b);
@@ -129,15 +65,6 @@ function removeLock(databaseDir: string, text: string): void {
     if (readFileSync(file, 'utf8') === text) rmSync(file, { force: true });
   } catch {
     // Already gone.
-  }
-}
-
-async function goneWithin(pids: number[], ms: number): Promise<boolean> {
-  const end = performance.now() + ms;
-  for (;;) {
-    if (!pids.some(alive)) return true;
-    if (performance.now() > end) return false;
-    await sleep(POLL_MS);
   }
 }
 
@@ -191,7 +118,7 @@ async function stopOrphan(
     return; // Gone meanwhile.
   }
   // A fast shutdown removes the lock file itself once the server is down.
-  if (await goneWithin([pid], graceMs)) return;
+  if (await gone([pid], graceMs)) return;
   // Last resort. Its backends end by themselves once it is gone (they watch for the postmaster's death);
   // the next server refuses to start while one still holds the shared memory, so they are waited for.
   const backends = childrenOf(pid);
@@ -201,7 +128,7 @@ async function stopOrphan(
   } catch {
     // Gone meanwhile.
   }
-  if (!(await goneWithin([pid, ...backends], STOP_GRACE_MS)))
+  if (!(await gone([pid, ...backends], STOP_GRACE_MS)))
     throw new Error(`embedded postgres (pid ${pid}) left running on ${databaseDir} would not stop`);
   removeLock(databaseDir, lockText);
 }

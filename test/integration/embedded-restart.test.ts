@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
+import { alive, argsOf, parentOf } from '../../lib/processes.js';
 import { type EmbeddedDatabase, startEmbeddedPostgres } from '../../store/embedded.js';
 import { stopStalePostmaster, watchPostmaster } from '../../store/postmasterGuard.js';
 import { eventually } from '../helpers/load.js';
@@ -31,7 +32,9 @@ afterAll(async () => {
   for (const child of children) child.kill('SIGKILL');
   // A scenario that failed half-way may leave its server running (stopped, even): never past this file.
   // Only a server on one of our directories: a pid that ended here may belong to another process now.
-  const ours = postmasters.filter((pid) => dirs.some((dir) => cmdline(pid).some((a) => a.startsWith(dir))));
+  const ours = postmasters.filter((pid) =>
+    dirs.some((dir) => (argsOf(pid) ?? []).some((a) => a.startsWith(dir))),
+  );
   try {
     for (const pid of ours) {
       try {
@@ -46,26 +49,6 @@ afterAll(async () => {
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   }
 }, 2 * DEADLINE_MS);
-
-/** A process that exists and is not a zombie (an orphan's adopter reaps it when it gets to it). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
-  }
-  return statFields(pid)?.[0] !== 'Z';
-}
-
-/** The fields of /proc/<pid>/stat from the state on (the name before them may hold spaces). */
-function statFields(pid: number): string[] | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  } catch {
-    return null;
-  }
-}
 
 const gone = (what: string, pid: number) => eventually(what, async () => !alive(pid), DEADLINE_MS, 20);
 
@@ -105,20 +88,10 @@ const killed = (child: ChildProcess) =>
     child.kill('SIGKILL');
   });
 
-function cmdline(pid: number): string[] {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-  } catch {
-    return [];
-  }
-}
-
-const parentOf = (pid: number) => Number(statFields(pid)?.[1]);
-
 /** The pid of the watcher shell of postmaster `pid`. */
 function watcherOf(pid: number): number | null {
   for (const entry of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
-    const args = cmdline(Number(entry));
+    const args = argsOf(Number(entry)) ?? [];
     if (args.includes('pg-watch') && args.includes(String(pid))) return Number(entry);
   }
   return null;
