@@ -197,8 +197,7 @@ export async function rewindChain(
 ): Promise<RewindResult> {
   const key = chain.key;
   const router = chain.router.toLowerCase();
-  await client.query('BEGIN');
-  try {
+  return inTransaction(client, async () => {
     const swaps = await client.query<{
       strategy_hash: string;
       pair_key: string | null;
@@ -248,12 +247,8 @@ export async function rewindChain(
        WHERE chain_key = $1`,
       [key, fork.number, fork.hash, fork.timestamp],
     );
-    await client.query('COMMIT');
     return result;
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => {});
-    throw error;
-  }
+  });
 }
 
 /** The analytics roll-ups of the buckets the orphaned swaps counted in, from the swaps that remain. */
@@ -285,8 +280,7 @@ export async function rewindToGenesis(
   chain: { key: string; chainId: number },
 ): Promise<RewindResult> {
   const key = chain.key;
-  await client.query('BEGIN');
-  try {
+  return inTransaction(client, async () => {
     const counts: Record<string, number> = {};
     for (const table of [
       'swaps',
@@ -313,12 +307,8 @@ export async function rewindToGenesis(
       docks: 0,
     };
     await announceRewind(client, chain, { reason: 'replaced', forkBlock: null, ...result });
-    await client.query('COMMIT');
     return result;
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => {});
-    throw error;
-  }
+  });
 }
 
 /**
@@ -340,4 +330,17 @@ async function announceRewind(
     [chain.key, chain.chainId, what.reason, what.forkBlock, what.strategies, what.swaps, what.docks],
   );
   await client.query(`NOTIFY ${CATALOGUE_EVENTS_CHANNEL}`);
+}
+
+/** Runs `work` in one transaction on `client`: committed when it returns, rolled back when it throws. */
+async function inTransaction<T>(client: pg.ClientBase, work: () => Promise<T>): Promise<T> {
+  await client.query('BEGIN');
+  try {
+    const result = await work();
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw error;
+  }
 }
