@@ -270,25 +270,30 @@ export class Metrics {
       last ??= read().finally(() => setImmediate(() => (last = null)));
       return last;
     };
-    new Gauge({
-      name: 'gateway_indexer_chain_degraded',
-      help: 'Whether /readyz names the chain degraded: 1 when its indexer made no progress for INDEXER_STALL_SECONDS, is re-syncing from far behind or has not indexed it yet',
-      labelNames: ['chain'] as const,
-      registers: [this.registry],
-      async collect() {
-        for (const row of await rows().catch(() => [])) this.set({ chain: row.chain }, row.degraded ? 1 : 0);
-      },
-    });
-    new Gauge({
-      name: 'gateway_indexer_since_sync_seconds',
-      help: "Seconds since the chain's last completed indexer sync",
-      labelNames: ['chain'] as const,
-      registers: [this.registry],
-      async collect() {
-        for (const row of await rows().catch(() => []))
-          if (row.sinceSyncSeconds !== null) this.set({ chain: row.chain }, row.sinceSyncSeconds);
-      },
-    });
+    type Row = Awaited<ReturnType<typeof read>>[number];
+    const gauge = (name: string, help: string, value: (row: Row) => number | null) =>
+      new Gauge({
+        name,
+        help,
+        labelNames: ['chain'] as const,
+        registers: [this.registry],
+        async collect() {
+          for (const row of await rows().catch(() => [])) {
+            const v = value(row);
+            if (v !== null) this.set({ chain: row.chain }, v);
+          }
+        },
+      });
+    gauge(
+      'gateway_indexer_chain_degraded',
+      'Whether /readyz names the chain degraded: 1 when its indexer made no progress for INDEXER_STALL_SECONDS, is re-syncing from far behind or has not indexed it yet',
+      (row) => (row.degraded ? 1 : 0),
+    );
+    gauge(
+      'gateway_indexer_since_sync_seconds',
+      "Seconds since the chain's last completed indexer sync",
+      (row) => row.sinceSyncSeconds,
+    );
   }
 
   /** Connection pool gauges, read when scraped. */
