@@ -17,6 +17,7 @@ import { createApp } from './rest/app.js';
 import { mountDocs } from './rest/docs.js';
 import { drainable } from './rest/drain.js';
 import { CatalogueEventHub } from './rest/eventHub.js';
+import { ExportSlots } from './rest/exportSlots.js';
 import { answerHttpFaults } from './rest/httpFaults.js';
 import { mountLlms } from './rest/llms.js';
 import { RateLimits } from './rest/rateLimit.js';
@@ -24,7 +25,7 @@ import { responseCacheFor } from './rest/responseCache.js';
 import type { RestRoute } from './rest/route.js';
 import { routes } from './rest/routes/index.js';
 import { schema } from './schema/index.js';
-import { createAnalyticsDb, createDb } from './store/db.js';
+import { createAnalyticsDb, createDb, createExportDb } from './store/db.js';
 import { type EmbeddedDatabase, startEmbeddedPostgres } from './store/embedded.js';
 import { chainIndexing } from './store/indexerHealth.js';
 import { migrate } from './store/migrate.js';
@@ -118,6 +119,8 @@ export async function startService(config: Config, options: ServiceOptions = {})
     stops.push(() => makerStrategies.stop());
     const analyticsDb = createAnalyticsDb(databaseUrl, config.analyticsStatementTimeoutMs);
     stops.push(() => analyticsDb.end());
+    const exportDb = createExportDb(databaseUrl);
+    stops.push(() => exportDb.end());
 
     let redis: Redis | undefined;
     if (config.redisUrl) {
@@ -189,6 +192,8 @@ export async function startService(config: Config, options: ServiceOptions = {})
       logger,
       db,
       analyticsDb,
+      exportDb,
+      exports: new ExportSlots(config.exports.concurrency, config.exports.perKey),
       redis,
       registry,
       clients,

@@ -91,6 +91,11 @@ const envSchema = z.object({
   RPC_BACKOFF_MS: z.coerce.number().int().min(10).max(600_000).default(1000),
   RPC_BACKOFF_MAX_MS: z.coerce.number().int().min(10).max(3_600_000).default(30_000),
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(10_485_760).default(65536),
+  /** GET /v1/positions/export: exports one process streams at once, in all and per key. */
+  EXPORT_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(4),
+  EXPORT_CONCURRENCY_PER_KEY: z.coerce.number().int().min(1).max(1000).default(2),
+  /** An export whose client takes no bytes for this long is cut (its socket closed, its slot freed). */
+  EXPORT_IDLE_TIMEOUT_MS: ms(100).default(30_000),
   /** CORS on the public reads and a key's origins on /v1 (rest/cors.ts). */
   CORS: onOff.default(true),
   /** Cache-Control, ETag and 304 on the reads (rest/httpCache.ts). */
@@ -189,6 +194,7 @@ export interface Config {
     maxStreams: number;
     maxStreamsPerClient: number;
   };
+  exports: { concurrency: number; perKey: number; idleTimeoutMs: number };
   webhooks: WebhookConfig;
 }
 
@@ -323,6 +329,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       heartbeatMs: e.EVENTS_HEARTBEAT_MS,
       maxStreams: e.EVENTS_MAX_STREAMS,
       maxStreamsPerClient: e.EVENTS_MAX_STREAMS_PER_CLIENT,
+    },
+    exports: {
+      concurrency: e.EXPORT_CONCURRENCY,
+      perKey: Math.min(e.EXPORT_CONCURRENCY_PER_KEY, e.EXPORT_CONCURRENCY),
+      idleTimeoutMs: e.EXPORT_IDLE_TIMEOUT_MS,
     },
     webhooks: {
       // The self-contained mode (no DATABASE_URL, no CHAINS_FILE) is a local demo: its receivers are local too.

@@ -3,6 +3,7 @@ import type { ChainClients } from '../chain/clients.js';
 import type { ChainRegistry } from '../chain/registry.js';
 import type { ApiKeyCache } from '../resolvers/apiKeyCache.js';
 import type { CatalogueEventHub } from '../rest/eventHub.js';
+import type { ExportSlots } from '../rest/exportSlots.js';
 import type { Db } from '../store/db.js';
 import type { MakerStrategiesCache } from '../store/walletStrategies.js';
 import type { Config } from './config.js';
@@ -19,6 +20,10 @@ export interface Services {
    * there can take the connections of the public paths. Absent (tools, benches): /graphql uses `db`.
    */
   analyticsDb?: Db;
+  /** The pool of the exports (store/db.ts createExportDb); absent (tools, benches): exports use `db`. */
+  exportDb?: Db;
+  /** The exports this process streams at once (rest/exportSlots.ts); absent: none is refused. */
+  exports?: ExportSlots;
   redis: Redis | undefined;
   registry: ChainRegistry;
   clients: ChainClients;

@@ -83,13 +83,18 @@ export const ndjsonLine = (p: ListedPosition) => `${JSON.stringify(p)}\n`;
 /**
  * A writer of `res` that honours backpressure: `write(chunk)` resolves once the chunk is taken, after
  * 'drain' when the buffer was full; false when the client has gone (the export stops instead of reading
- * more pages for nobody). One 'drain' and one 'close' listener for the whole response, not one per
- * wait: under the `compression` wrapper, `res.on('drain')` lands on its zlib stream and `res.off`
- * does not reach it, so a listener per wait piled up there (MaxListenersExceededWarning after 11 pages).
+ * more pages for nobody). A client that takes nothing for `idleTimeoutMs` while a chunk waits is cut
+ * (the socket destroyed, false): an export opened and never read would otherwise hold its buffers and
+ * its slot for as long as the client likes. One 'drain' and one 'close' listener for the whole
+ * response, not one per wait: under the `compression` wrapper, `res.on('drain')` lands on its zlib
+ * stream and `res.off` does not reach it, so a listener per wait piled up there
+ * (MaxListenersExceededWarning after 11 pages).
  */
-export function chunkWriter(res: Response): (chunk: string) => Promise<boolean> {
+export function chunkWriter(res: Response, idleTimeoutMs: number): (chunk: string) => Promise<boolean> {
   let waiting: ((ok: boolean) => void) | null = null;
+  let idle: NodeJS.Timeout | undefined;
   const settle = (ok: boolean) => {
+    clearTimeout(idle);
     const resolve = waiting;
     waiting = null;
     resolve?.(ok);
@@ -101,6 +106,10 @@ export function chunkWriter(res: Response): (chunk: string) => Promise<boolean> 
     if (res.write(chunk)) return Promise.resolve(true);
     return new Promise((resolve) => {
       waiting = resolve;
+      idle = setTimeout(() => {
+        settle(false);
+        res.destroy();
+      }, idleTimeoutMs);
     });
   };
 }

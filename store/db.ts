@@ -40,6 +40,17 @@ export function createAnalyticsDb(url: string, statementTimeoutMs: number): Db {
   return createDb(url, ANALYTICS_POOL_SIZE, { statementTimeoutMs });
 }
 
+/**
+ * Connections of the exports' pool. An export reads page after page for seconds: on the pool of the
+ * public paths, twenty of them took its connections and the reads waited (503 "timeout exceeded when
+ * trying to connect"). Here they wait for each other instead; a page holds a connection for one query.
+ */
+export const EXPORT_POOL_SIZE = 2;
+
+export function createExportDb(url: string): Db {
+  return createDb(url, EXPORT_POOL_SIZE);
+}
+
 /** SQLSTATE 57014 query_canceled: statement_timeout cut the statement. */
 const STATEMENT_TIMEOUT_CODE = '57014';
 

@@ -5,6 +5,7 @@
  */
 import { ApiError } from '../../lib/errors.js';
 import type { GraphQLContext } from '../../schema/context.js';
+import type { Db } from '../../store/db.js';
 import { type ListedPositionRow, listPositionsOfKey, type PositionState } from '../../store/positionList.js';
 import { UNAUTHORIZED_MESSAGE } from '../apiKeys.js';
 import { timeKeysetCursor } from '../catalogue/cursor.js';
@@ -94,18 +95,19 @@ export async function listPositions(
 }
 
 /**
- * Every position of the key matching `filters`, page by page (keyset, `batch` rows a query): the export
- * holds one page at a time, never the whole set.
+ * Every position of the key matching `filters`, page by page (keyset, `batch` rows a query, on `db`:
+ * the export's own pool): the export holds one page at a time, never the whole set.
  */
 export async function* eachPosition(
   ctx: GraphQLContext,
   filters: ReturnType<typeof positionFilters>,
-  batch = 1000,
+  options: { batch: number; db: Db },
 ): AsyncGenerator<ListedPosition[]> {
   const keyId = keyIdOf(ctx);
+  const { batch, db } = options;
   let after: Keyset | undefined;
   for (;;) {
-    const rows = await listPositionsOfKey(ctx.services.db, keyId, { ...filters, after, limit: batch });
+    const rows = await listPositionsOfKey(db, keyId, { ...filters, after, limit: batch });
     if (rows.length > 0) yield rows.map((row) => listedPosition(ctx, row));
     const last = rows[rows.length - 1];
     if (rows.length < batch || !last) return;

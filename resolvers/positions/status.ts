@@ -3,7 +3,7 @@
  * position becomes `shipped`, `filled` and `docked` when the indexer sees its strategy hash in the
  * catalogue. A shipped position also reports its live `health` (health.ts).
  */
-import { getAddress } from 'viem';
+import { checksummed } from '../../chain/checksum.js';
 import { isApiError } from '../../lib/errors.js';
 import type { GraphQLContext } from '../../schema/context.js';
 import type { PositionStatusRow } from '../../store/positions.js';
@@ -47,7 +47,7 @@ export function shapePosition(
   const filled = row.observed && (row.first_volume_seen_at !== null || (row.volume_usd ?? 0) > 0);
   const tokenOf = (address: string, amount: string, prepared?: { symbol?: string; decimals?: number }) => ({
     symbol: prepared?.symbol ?? registry.tokenByAddress(row.chain_key, address)?.symbol ?? null,
-    address: getAddress(address),
+    address: checksummed(address),
     amount,
     decimals: prepared?.decimals ?? registry.tokenByAddress(row.chain_key, address)?.decimals ?? null,
   });
@@ -57,7 +57,7 @@ export function shapePosition(
     status,
     chain: row.chain_key,
     chainId: row.chain_id,
-    wallet: getAddress(row.wallet),
+    wallet: checksummed(row.wallet),
     tokenA: tokenOf(row.token_a, row.amount_a, row.position?.tokenA),
     tokenB: tokenOf(row.token_b, row.amount_b, row.position?.tokenB),
     makerFeeBps: row.maker_fee_bps,

@@ -1,3 +1,4 @@
+import { setImmediate as yieldTurn } from 'node:timers/promises';
 import { z } from 'zod';
 import { MAX_CURSOR_LENGTH } from '../../resolvers/catalogue/cursor.js';
 import { nextCursorOf, REST_PAGING_NAMES } from '../../resolvers/connection.js';
@@ -91,6 +92,8 @@ export const positionExportRoutes: RestRoute[] = [
         `The body is streamed as it is read (no size limit; the service holds one page at a time), so an error after the first byte cuts the body short instead of returning an envelope. Optional filters as GET /v1/positions. CSV columns: ${CSV_COLUMNS.map((c) => `\`${c}\``).join(', ')}.`,
         '',
         'Sent as an attachment, never cached (`Cache-Control: no-store`). Any valid key may call it; rate limit: the `positions` bucket, per key.',
+        '',
+        'Exports run a few at a time: a key already running its allowance of exports on this server (2 by default) is answered 429 `RATE_LIMITED`, and a server running as many as it allows (4 by default) 503 `UPSTREAM_UNAVAILABLE`, both with `Retry-After`. A client that reads nothing for 30 s (by default) while the export waits on it is cut off.',
       ].join('\n'),
       tags: ['Positions'],
       query: z.object({
@@ -103,48 +106,73 @@ export const positionExportRoutes: RestRoute[] = [
         'Content-Disposition': { description: '`attachment; filename="positions.csv"` (or `.ndjson`).' },
         'Cache-Control': { description: '`no-store`.' },
       },
-      errors: ['INVALID_PARAMETER'],
+      errors: ['INVALID_PARAMETER', 'RATE_LIMITED', 'UPSTREAM_UNAVAILABLE'],
       errorExamples: {
         INVALID_PARAMETER: { message: 'format must be one of csv, ndjson.', parameter: 'format' },
+        RATE_LIMITED: { message: 'At most 2 exports of one key run at once; retry when one has ended.' },
       },
     },
     async handle(ctx) {
       const format = queryParam(ctx, parameters, 'format', true)!;
       const gql = ctx.graphql();
-      // Every refusal (400 naming the parameter) before the first byte.
+      // Every refusal (400 naming the parameter, then 429 / 503 for a slot) before the first byte.
       const filters = positionFilters(gql, filtersOf(ctx));
-      const { res } = ctx;
-      const line = format === 'csv' ? csvLine : ndjsonLine;
-      const pages = eachPosition(gql, filters, EXPORT_BATCH);
-      // The first page is read before the headers, so a store failure is still an error envelope.
-      let next = await pages.next();
-      res.statusCode = 200; // node's ServerResponse: exact paths are served without express's prototype
-      res.setHeader('Content-Type', CONTENT_TYPES[format]);
-      res.setHeader('Content-Disposition', `attachment; filename="positions.${format}"`);
-      res.setHeader('Cache-Control', 'no-store');
-      const writeChunk = chunkWriter(res);
-      try {
-        if (format === 'csv' && !(await writeChunk(csvHeader()))) return { body: null, streamed: true };
-        while (!next.done) {
-          if (!(await writeChunk(next.value.map(line).join('')))) {
-            await pages.return(undefined);
-            return { body: null, streamed: true };
-          }
-          next = await pages.next();
-        }
-        res.end();
-      } catch (error) {
-        // Headers are sent: the only honest signal left is a body cut short.
-        ctx.services.logger.error(
-          { err: error, requestId: ctx.requestId },
-          'position export failed mid-stream',
-        );
-        res.destroy(error instanceof Error ? error : undefined);
-      }
+      const { res, services } = ctx;
+      const release = services.exports?.take(ctx.apiKey!.keyId);
+      // 'close' comes however the response ends: sent, cut, refused after the slot, or the client gone.
+      if (release) res.once('close', release);
+      await streamExport(ctx, gql, filters, format);
       return { body: null, streamed: true };
     },
   },
 ];
+
+/** Rows serialised between two turns of the event loop: a page at once held it for milliseconds. */
+const EXPORT_SLICE = 100;
+
+async function streamExport(
+  ctx: RouteContext,
+  gql: ReturnType<RouteContext['graphql']>,
+  filters: ReturnType<typeof positionFilters>,
+  format: ExportFormat,
+): Promise<void> {
+  const { res, services } = ctx;
+  const line = format === 'csv' ? csvLine : ndjsonLine;
+  const pages = eachPosition(gql, filters, { batch: EXPORT_BATCH, db: services.exportDb ?? services.db });
+  // The first page is read before the headers, so a store failure is still an error envelope.
+  let next = await pages.next();
+  res.statusCode = 200; // node's ServerResponse: exact paths are served without express's prototype
+  res.setHeader('Content-Type', CONTENT_TYPES[format]);
+  res.setHeader('Content-Disposition', `attachment; filename="positions.${format}"`);
+  res.setHeader('Cache-Control', 'no-store');
+  const writeChunk = chunkWriter(res, services.config.exports.idleTimeoutMs);
+  try {
+    if (format === 'csv' && !(await writeChunk(csvHeader()))) return;
+    while (!next.done) {
+      const rows = next.value;
+      for (let i = 0; i < rows.length; i += EXPORT_SLICE) {
+        if (i > 0) await yieldTurn();
+        if (
+          !(await writeChunk(
+            rows
+              .slice(i, i + EXPORT_SLICE)
+              .map(line)
+              .join(''),
+          ))
+        ) {
+          await pages.return(undefined);
+          return;
+        }
+      }
+      next = await pages.next();
+    }
+    res.end();
+  } catch (error) {
+    // Headers are sent: the only honest signal left is a body cut short.
+    services.logger.error({ err: error, requestId: ctx.requestId }, 'position export failed mid-stream');
+    res.destroy(error instanceof Error ? error : undefined);
+  }
+}
 
 /** After POST /v1/positions: the path's first route stays the prepare one (405s count against `prepare`). */
 export const positionListRoutes: RestRoute[] = [

@@ -43,12 +43,12 @@ export async function insertPositionRow(
 /** Cells of an RFC 4180 body (quoted cells with doubled quotes, CRLF records). */
 /**
  * `rows` positions of one key on `chain`'s first pair, generated in Postgres (generate_series: 100k rows
- * in a second), for the export's volume tests. Row g has hash and wallet g, amounts g·1000 / g·2000,
+ * in a second), for the export's volume tests. Row g (from `first`, default 1) has hash and wallet g, amounts g·1000 / g·2000,
  * metadata `{ orderRef: "acme-g", ...metadata }` and created_at 2026-01-01 plus g ms.
  */
 export async function insertGeneratedPositions(
   db: Db,
-  p: { keyId: string; chain: ChainConfig; rows: number; metadata?: Record<string, string> },
+  p: { keyId: string; chain: ChainConfig; rows: number; metadata?: Record<string, string>; first?: number },
 ): Promise<void> {
   const [a, b] = p.chain.tokens as [ChainConfig['tokens'][0], ChainConfig['tokens'][0]];
   await db.query(
@@ -61,8 +61,15 @@ export async function insertGeneratedPositions(
               'tokenB', jsonb_build_object('symbol', 'USDT', 'decimals', 6))),
             jsonb_build_object('orderRef', 'acme-' || g) || $5::jsonb,
             timestamptz '2026-01-01' + g * interval '1 millisecond'
-       FROM generate_series(1, $4::int) g`,
-    [p.keyId, a.address.toLowerCase(), b.address.toLowerCase(), p.rows, JSON.stringify(p.metadata ?? {})],
+       FROM generate_series($6::int, $6::int + $4::int - 1) g`,
+    [
+      p.keyId,
+      a.address.toLowerCase(),
+      b.address.toLowerCase(),
+      p.rows,
+      JSON.stringify(p.metadata ?? {}),
+      p.first ?? 1,
+    ],
   );
 }
 
