@@ -5,6 +5,11 @@
  * queues the next one after the next delay of WEBHOOK_RETRY_SCHEDULE (in the transaction recording it);
  * after the last, the delivery is given up and its endpoint disabled (logged, and counted in
  * `gateway_webhook_deliveries_total{outcome="exhausted"}`).
+ *
+ * Fair to the other endpoints: an endpoint's jobs run in two named queues of its own (at most two of
+ * its attempts at once, store/migrations/021_webhook_fairness.sql); after WEBHOOK_CIRCUIT_FAILURES
+ * failures in a row its circuit opens and its due attempts are put off, not made, until a probe
+ * delivers; and an endpoint that failed last time gets at most a quarter of this process's slots.
  */
 
 import { type Runner, run, runMigrations, type Task, Logger as WorkerLogger } from 'graphile-worker';
@@ -13,12 +18,14 @@ import type { Services } from '../lib/services.js';
 import type { Db } from '../store/db.js';
 import { withMigrationLock } from '../store/migrate.js';
 import {
+  type ClaimedDelivery,
   claimDelivery,
+  deferAttempt,
   fixPayload,
   recordAttempt,
   releaseClaim,
   unlockStaleClaims,
-} from '../store/webhooks.js';
+} from '../store/webhookWorker.js';
 import { buildPayload } from './payload.js';
 import { openSecret } from './secrets.js';
 import { type AttemptResult, postSigned } from './send.js';
@@ -49,8 +56,10 @@ function isDeliveryJob(payload: unknown): payload is { deliveryId: string; gener
 
 /** One attempt of one delivery (the `webhook_deliver` task). */
 export function deliveryTask(services: Services): Task {
-  const { config, db, registry, logger, metrics } = services;
+  const { config, db, metrics } = services;
   const hooks = config.webhooks;
+  const suspectSlots = Math.max(1, Math.floor(hooks.concurrency / 4));
+  let suspectsInFlight = 0;
   return async (payload, helpers) => {
     if (!isDeliveryJob(payload)) return;
     const workerId = helpers.job.locked_by ?? 'unknown';
@@ -60,70 +69,111 @@ export function deliveryTask(services: Services): Task {
       await releaseClaim(db, d.delivery_id);
       return;
     }
-    const body =
-      d.payload ??
-      (await buildPayload(db, registry, d).then((built) =>
-        built === null ? null : fixPayload(db, d.delivery_id, built),
-      ));
-    if (body === null) {
-      await releaseClaim(db, d.delivery_id);
+    const now = Date.now();
+    const suspect = d.consecutive_failures > 0;
+    const putOffTo =
+      d.circuit_open_until && d.circuit_open_until.getTime() > now
+        ? d.circuit_open_until
+        : suspect && suspectsInFlight >= suspectSlots
+          ? new Date(now + Math.min(hooks.timeoutMs, SUSPECT_WAIT_MS))
+          : null;
+    if (putOffTo) {
+      await deferAttempt(db, d, putOffTo);
+      metrics?.webhookDelivery('deferred');
       return;
     }
-    const secrets = [openSecret(d.secret, hooks.secretsKey)];
-    if (d.previous_secret && d.previous_secret_expires_at && d.previous_secret_expires_at > new Date()) {
-      secrets.push(openSecret(d.previous_secret, hooks.secretsKey));
-    }
-    const attemptedAt = new Date();
-    let result: AttemptResult;
+    if (suspect) suspectsInFlight += 1;
     try {
-      // Checked again now, and the connection goes to the address checked (DNS rebinding).
-      const target = await checkTarget(new URL(d.url), hooks);
-      result = await postSigned(target, { id: d.delivery_id, body, secrets }, hooks.timeoutMs);
-    } catch (error) {
-      result = {
-        statusCode: null,
-        durationMs: Math.round(Date.now() - attemptedAt.getTime()),
-        error: `refused: ${(error as Error).message}`,
-      };
+      await makeAttempt(services, d);
+    } finally {
+      if (suspect) suspectsInFlight -= 1;
     }
-    const attempt = d.attempts + 1;
-    const delay = hooks.retryScheduleMs[attempt - 1];
-    const outcome = result.error === null ? 'delivered' : delay === undefined ? 'exhausted' : 'retry';
-    const nextAttemptAt = outcome === 'retry' ? new Date(Date.now() + delay!) : null;
-    const disabledReason =
-      outcome === 'exhausted'
-        ? `Delivery ${d.delivery_id} failed ${attempt} times (last: ${result.error}); replay a delivery to enable the endpoint again.`
-        : null;
-    const disabled = await recordAttempt(db, {
-      deliveryId: d.delivery_id,
-      webhookId: d.webhook_id,
-      generation: d.generation,
-      attempt,
-      attemptedAt,
-      statusCode: result.statusCode,
-      durationMs: result.durationMs,
-      error: result.error,
-      nextAttemptAt,
-      outcome,
-      disabledReason,
-    });
-    metrics?.webhookDelivery(outcome);
-    // Ids, codes and times only: never the URL's secrets, the payload or its metadata.
-    const fields = {
-      webhookId: d.webhook_id,
-      deliveryId: d.delivery_id,
-      event: d.event_type,
-      attempt,
-      statusCode: result.statusCode,
-      durationMs: result.durationMs,
-      outcome,
-    };
-    if (outcome === 'delivered') logger.debug(fields, 'webhook delivered');
-    else if (outcome === 'retry')
-      logger.info({ ...fields, error: result.error, nextAttemptAt }, 'webhook attempt failed');
-    if (disabled)
-      logger.warn({ ...fields, error: result.error }, 'webhook endpoint disabled: retries exhausted');
   };
+}
+
+/** How long an attempt to a failing endpoint waits when the slots for failing endpoints are taken. */
+const SUSPECT_WAIT_MS = 2000;
+
+/** Longest an open circuit puts attempts off (each failed probe doubles WEBHOOK_CIRCUIT_OPEN_MS up to it). */
+const CIRCUIT_MAX_OPEN_MS = 5 * 60_000;
+
+/** One attempt of a claimed delivery, and its record. */
+async function makeAttempt(services: Services, d: ClaimedDelivery): Promise<void> {
+  const { config, db, registry, logger, metrics } = services;
+  const hooks = config.webhooks;
+  const body =
+    d.payload ??
+    (await buildPayload(db, registry, d).then((built) =>
+      built === null ? null : fixPayload(db, d.delivery_id, built),
+    ));
+  if (body === null) {
+    await releaseClaim(db, d.delivery_id);
+    return;
+  }
+  const secrets = [openSecret(d.secret, hooks.secretsKey)];
+  if (d.previous_secret && d.previous_secret_expires_at && d.previous_secret_expires_at > new Date()) {
+    secrets.push(openSecret(d.previous_secret, hooks.secretsKey));
+  }
+  const attemptedAt = new Date();
+  let result: AttemptResult;
+  try {
+    // Checked again now, and the connection goes to the address checked (DNS rebinding).
+    const target = await checkTarget(new URL(d.url), hooks);
+    result = await postSigned(target, { id: d.delivery_id, body, secrets }, hooks.timeoutMs);
+  } catch (error) {
+    result = {
+      statusCode: null,
+      durationMs: Math.round(Date.now() - attemptedAt.getTime()),
+      error: `refused: ${(error as Error).message}`,
+    };
+  }
+  const attempt = d.attempts + 1;
+  const delay = hooks.retryScheduleMs[attempt - 1];
+  const outcome = result.error === null ? 'delivered' : delay === undefined ? 'exhausted' : 'retry';
+  const nextAttemptAt = outcome === 'retry' ? new Date(Date.now() + delay!) : null;
+  const disabledReason =
+    outcome === 'exhausted'
+      ? `Delivery ${d.delivery_id} failed ${attempt} times (last: ${result.error}); replay a delivery to enable the endpoint again.`
+      : null;
+  const recorded = await recordAttempt(db, {
+    deliveryId: d.delivery_id,
+    webhookId: d.webhook_id,
+    generation: d.generation,
+    attempt,
+    attemptedAt,
+    statusCode: result.statusCode,
+    durationMs: result.durationMs,
+    error: result.error,
+    nextAttemptAt,
+    outcome,
+    disabledReason,
+    circuit: {
+      failures: hooks.circuitFailures,
+      openMs: hooks.circuitOpenMs,
+      maxOpenMs: Math.max(CIRCUIT_MAX_OPEN_MS, hooks.circuitOpenMs),
+    },
+  });
+  metrics?.webhookDelivery(outcome);
+  // Ids, codes and times only: never the URL's secrets, the payload or its metadata.
+  const fields = {
+    webhookId: d.webhook_id,
+    deliveryId: d.delivery_id,
+    event: d.event_type,
+    attempt,
+    statusCode: result.statusCode,
+    durationMs: result.durationMs,
+    outcome,
+  };
+  if (outcome === 'delivered') logger.debug(fields, 'webhook delivered');
+  else if (outcome === 'retry')
+    logger.info({ ...fields, error: result.error, nextAttemptAt }, 'webhook attempt failed');
+  if (recorded.disabled)
+    logger.warn({ ...fields, error: result.error }, 'webhook endpoint disabled: retries exhausted');
+  else if (recorded.circuitOpenUntil && !d.circuit_open_until)
+    logger.warn(
+      { ...fields, error: result.error, until: recorded.circuitOpenUntil },
+      'webhook endpoint failing: its attempts are put off',
+    );
 }
 
 export interface WebhookWorker {

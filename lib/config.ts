@@ -126,6 +126,12 @@ const envSchema = z.object({
   WEBHOOK_WORKER: onOff.default(true),
   /** Deliveries one process makes at once. */
   WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(8),
+  /** position.health_changed of one position to one endpoint: at most one per this interval (changes within it coalesce). */
+  WEBHOOK_HEALTH_COALESCE_MS: z.coerce.number().int().min(0).max(86_400_000).default(60_000),
+  /** Failed attempts in a row after which an endpoint's circuit opens (its due attempts put off, not made). */
+  WEBHOOK_CIRCUIT_FAILURES: z.coerce.number().int().min(1).max(1000).default(3),
+  /** How long an opened circuit puts attempts off at first; each failed probe doubles it, up to 5 minutes. */
+  WEBHOOK_CIRCUIT_OPEN_MS: z.coerce.number().int().min(10).max(300_000).default(5000),
   /** Seconds the previous secret keeps signing after a rotation. */
   WEBHOOK_ROTATION_OVERLAP_S: z.coerce
     .number()
@@ -206,6 +212,11 @@ export interface WebhookConfig {
   timeoutMs: number;
   worker: boolean;
   concurrency: number;
+  /** position.health_changed: at most one per position and endpoint per this interval. */
+  healthCoalesceMs: number;
+  /** Failed attempts in a row that open an endpoint's circuit, and how long it is open at first. */
+  circuitFailures: number;
+  circuitOpenMs: number;
   rotationOverlapSeconds: number;
   /** The AES-256-GCM key of the secrets at rest; undefined: stored as given (a warning at start). */
   secretsKey: Buffer | undefined;
@@ -343,6 +354,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       timeoutMs: e.WEBHOOK_TIMEOUT_MS,
       worker: e.WEBHOOK_WORKER,
       concurrency: e.WEBHOOK_CONCURRENCY,
+      healthCoalesceMs: e.WEBHOOK_HEALTH_COALESCE_MS,
+      circuitFailures: e.WEBHOOK_CIRCUIT_FAILURES,
+      circuitOpenMs: e.WEBHOOK_CIRCUIT_OPEN_MS,
       rotationOverlapSeconds: e.WEBHOOK_ROTATION_OVERLAP_S,
       secretsKey: parseSecretsKey(e.WEBHOOK_SECRETS_KEY),
     },

@@ -129,7 +129,7 @@ export class Metrics {
   });
   private readonly webhookDeliveries = new Counter({
     name: 'gateway_webhook_deliveries_total',
-    help: 'Webhook delivery attempts by outcome: delivered (2xx), retry (failed, another attempt queued), exhausted (failed, the last of the schedule: the endpoint is disabled)',
+    help: 'Webhook delivery attempts by outcome: delivered (2xx), retry (failed, another attempt queued), exhausted (failed, the last of the schedule: the endpoint is disabled), deferred (put off without being made: the endpoint is failing)',
     labelNames: ['outcome'] as const,
     registers: [this.registry],
   });
@@ -200,7 +200,7 @@ export class Metrics {
     this.replaced.inc({ chain });
   }
 
-  webhookDelivery(outcome: 'delivered' | 'retry' | 'exhausted'): void {
+  webhookDelivery(outcome: 'delivered' | 'retry' | 'exhausted' | 'deferred'): void {
     this.webhookDeliveries.inc({ outcome });
   }
 

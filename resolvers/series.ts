@@ -2,7 +2,7 @@
 import { ApiError } from '../lib/errors.js';
 import { cents } from '../lib/usd.js';
 import type { GraphQLContext } from '../schema/context.js';
-import { type Granularity, volumeBuckets } from '../store/series.js';
+import { type BucketRow, type Granularity, volumeBuckets } from '../store/series.js';
 import { HASH, resolveChain, resolvePair, resolveToken } from './catalogue/params.js';
 
 export type { Granularity };
@@ -104,6 +104,11 @@ export async function volumeSeries(ctx: GraphQLContext, args: SeriesArgs): Promi
     strategy: args.strategy ? args.strategy.toLowerCase() : null,
   };
   const rows = await volumeBuckets(ctx.services.db, args.granularity, from, to, { ...filters, pairs });
+  return { granularity: args.granularity, from, to, filters, buckets: denseBuckets(rows, from, to, step) };
+}
+
+/** Every bucket of [from, to), oldest first: the stored ones, and zeros between them. */
+function denseBuckets(rows: readonly BucketRow[], from: Date, to: Date, step: number): VolumeBucket[] {
   const byStart = new Map(rows.map((r) => [r.start.getTime(), r]));
   const buckets: VolumeBucket[] = [];
   for (let t = from.getTime(); t < to.getTime(); t += step) {
@@ -116,5 +121,32 @@ export async function volumeSeries(ctx: GraphQLContext, args: SeriesArgs): Promi
       protocolFeesUsd: cents(row?.protocol_fees_usd ?? 0),
     });
   }
-  return { granularity: args.granularity, from, to, filters, buckets };
+  return buckets;
+}
+
+/**
+ * `Strategy.activity`: the strategy's series, as volumeSeries(chain, strategy) answers it, read through
+ * the request's loader so that a page of strategies costs one statement.
+ */
+export async function strategyActivity(
+  ctx: GraphQLContext,
+  strategy: { chain_key: string; strategy_hash: string },
+  args: Pick<SeriesArgs, 'granularity' | 'from' | 'to'>,
+): Promise<VolumeSeries> {
+  const { from, to, step } = seriesRange(args);
+  const rows = await ctx.loaders.activity.load({
+    granularity: args.granularity,
+    from,
+    to,
+    chain: strategy.chain_key,
+    hash: strategy.strategy_hash,
+  });
+  const filters = {
+    chain: strategy.chain_key,
+    pair: null,
+    token: null,
+    maker: null,
+    strategy: strategy.strategy_hash,
+  };
+  return { granularity: args.granularity, from, to, filters, buckets: denseBuckets(rows, from, to, step) };
 }

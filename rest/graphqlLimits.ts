@@ -1,10 +1,11 @@
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import type { GraphQLArmorRejectCallback } from '@escape.tech/graphql-armor-types';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { GraphQLError } from 'graphql';
+import { GraphQLError, getNamedType } from 'graphql';
 import { type ComplexityEstimator, getComplexity, simpleEstimator } from 'graphql-query-complexity';
 import type { Plugin } from 'graphql-yoga';
 import { ApiError } from '../lib/errors.js';
+import { seriesRange } from '../resolvers/series.js';
 import type { GraphQLContext } from '../schema/context.js';
 import { sendError } from './envelope.js';
 
@@ -31,7 +32,7 @@ export const GRAPHQL_LIMITS = {
   shapeCost: 50_000,
   /**
    * Estimated fields resolved: a field with a `limit` (or Relay `first`) argument resolves its selection that many times
-   * (defaults applied, variables read), every other field costs 1. A full page of 100 strategies with
+   * (defaults applied, variables read), a volume series once per bucket, every other field costs 1. A full page of 100 strategies with
    * 20 fields each is ~2 200; 100 strategies with 50 swaps of 3 fields is ~15 400; the issue's bomb is
    * 210 × ~30 300. Bounds the rows and statements one document can fan out to.
    */
@@ -99,6 +100,23 @@ const limitEstimator: ComplexityEstimator = ({ args, childComplexity }) => {
 };
 
 /**
+ * A volume series (`volumeSeries`, `Strategy.activity`) resolves its selection once per bucket of its
+ * range: 92 days of hours is 2,208 buckets, so 20 aliases of it asked ~300,000 fields (a 3.6 MB body).
+ * The fixed fields of the series are counted per bucket too: a slight over-estimate, on the safe side.
+ */
+const seriesEstimator: ComplexityEstimator = ({ field, args, childComplexity }) => {
+  if (getNamedType(field.type).name !== 'VolumeSeries' || typeof args.granularity !== 'string')
+    return undefined;
+  try {
+    const { from, to, step } = seriesRange(args as Parameters<typeof seriesRange>[0]);
+    return 1 + ((to.getTime() - from.getTime()) / step) * childComplexity;
+  } catch {
+    // A range the resolver refuses (400 naming the argument): it costs what any field costs.
+    return undefined;
+  }
+};
+
+/**
  * The list cost of the operation about to run, read with its variables: graphql-query-complexity
  * walks the document. Beyond GRAPHQL_LIMITS.listCost the operation does not run (400). Checked at
  * execution, not validation: yoga caches validation per document, and the cost depends on variables.
@@ -113,7 +131,7 @@ export function listCostPlugin(): Plugin<GraphQLContext> {
           query: args.document,
           variables: (args.variableValues ?? {}) as Record<string, unknown>,
           operationName: args.operationName ?? undefined,
-          estimators: [limitEstimator, simpleEstimator({ defaultComplexity: 1 })],
+          estimators: [seriesEstimator, limitEstimator, simpleEstimator({ defaultComplexity: 1 })],
         });
       } catch (error) {
         // Variables of the wrong type: graphql-js reports them when it runs the operation (400).

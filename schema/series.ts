@@ -1,6 +1,7 @@
 import {
   type VolumeBucket as BucketView,
   type VolumeSeries as SeriesView,
+  strategyActivity,
   volumeSeries,
 } from '../resolvers/series.js';
 import { builder } from './builder.js';
@@ -114,6 +115,6 @@ builder.objectField(Strategy, 'activity', (t) =>
       from: t.arg({ type: 'DateTime', description: 'Start; default 48 hours or 30 days before `to`.' }),
       to: t.arg({ type: 'DateTime', description: 'End; default the end of the current bucket.' }),
     },
-    resolve: (s, args, ctx) => volumeSeries(ctx, { ...args, chain: s.chain_key, strategy: s.strategy_hash }),
+    resolve: (s, args, ctx) => strategyActivity(ctx, s, args),
   }),
 );

@@ -95,3 +95,37 @@ export async function volumeBuckets(
   const { rows } = await prepared<BucketRow>(db, name, text, values);
   return rows;
 }
+
+/** A bucket of one strategy's series (strategyBuckets). */
+export interface StrategyBucketRow extends BucketRow {
+  chain_key: string;
+  strategy_hash: string;
+}
+
+/**
+ * The non-empty buckets of [from, to) of each of `strategies` at once, from strategy_hourly (its
+ * primary key per strategy): `Strategy.activity` over a page of strategies is one statement, not one
+ * per strategy.
+ */
+export async function strategyBuckets(
+  db: Db,
+  granularity: Granularity,
+  from: Date,
+  to: Date,
+  strategies: ReadonlyArray<{ chain: string; hash: string }>,
+): Promise<StrategyBucketRow[]> {
+  const text = `SELECT h.chain_key, h.strategy_hash, ${BUCKET[granularity]} AS start,
+       sum(h.volume_usd)::float8 AS volume_usd, sum(h.swap_count)::int AS swap_count,
+       sum(h.maker_fees_usd)::float8 AS maker_fees_usd, sum(h.protocol_fees_usd)::float8 AS protocol_fees_usd
+     FROM unnest($3::text[], $4::text[]) AS k(chain_key, strategy_hash)
+     JOIN strategy_hourly h ON h.strategy_hash = k.strategy_hash AND h.chain_key = k.chain_key
+    WHERE h.hour >= $1 AND h.hour < $2
+    GROUP BY 1, 2, 3 ORDER BY 3`;
+  const { rows } = await prepared<StrategyBucketRow>(db, `strategy_buckets_${granularity}`, text, [
+    from,
+    to,
+    strategies.map((s) => s.chain),
+    strategies.map((s) => s.hash),
+  ]);
+  return rows;
+}

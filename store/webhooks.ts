@@ -51,8 +51,7 @@ const WEBHOOK_COLUMNS = `webhook_id, key_id, url, events, secret, previous_secre
   created_at, disabled_at, disabled_reason`;
 
 /** The job of one attempt of a delivery's `generation` (a replay starts the next generation). */
-export const ADD_DELIVERY_JOB = `SELECT graphile_worker.add_job('webhook_deliver',
-  json_build_object('deliveryId', $1::text, 'generation', $2::int), run_at := $3::timestamptz, max_attempts := 10)`;
+export const ADD_DELIVERY_JOB = 'SELECT webhook_add_job($1::text, $2::int, $3::timestamptz)';
 
 /** Runs `work` in one transaction on one client of the pool. */
 export async function inTransaction<T>(db: Db, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
@@ -232,69 +231,20 @@ export async function swapObservedHealth(
   return (rowCount ?? 0) === 0 ? undefined : (previous ?? null);
 }
 
-/** Queues position.health_changed for the subscribed endpoints of the position's key (in `client`'s transaction). */
-export async function enqueueHealthChanged(client: pg.ClientBase, chainKey: string, strategyHash: string) {
-  await client.query(
-    `SELECT webhook_enqueue($1::text, $2::text, 'position.health_changed',
-       'position.health_changed:' || $2::text || ':' || gen_random_uuid()::text)`,
-    [chainKey, strategyHash],
-  );
-}
-
-// ---- The delivery worker's statements (delivery/worker.ts) ----
-
-export interface ClaimedDelivery {
-  delivery_id: string;
-  generation: number;
-  attempts: number;
-  event_type: string;
-  strategy_hash: string;
-  occurred_at: Date;
-  payload: string | null;
-  webhook_id: string;
-  key_id: string;
-  url: string;
-  secret: string;
-  previous_secret: string | null;
-  previous_secret_expires_at: Date | null;
-  disabled_at: Date | null;
-}
-
 /**
- * Marks a pending delivery of this generation as being attempted by `workerId`; undefined when there is
- * nothing to do (delivered, given up, replayed since, or its endpoint deleted).
+ * Queues position.health_changed for the subscribed endpoints of the position's key (in `client`'s
+ * transaction), coalesced: nothing while one is unsent, and at most one per `intervalMs` per endpoint.
  */
-export async function claimDelivery(
-  db: Db,
-  deliveryId: string,
-  generation: number,
-  workerId: string,
-): Promise<ClaimedDelivery | undefined> {
-  const { rows } = await db.query<ClaimedDelivery>(
-    `UPDATE webhook_deliveries d SET claimed_by = $3, claimed_at = now()
-       FROM webhooks w
-      WHERE d.delivery_id = $1 AND d.generation = $2 AND d.status = 'pending' AND w.webhook_id = d.webhook_id
-      RETURNING d.delivery_id, d.generation, d.attempts, d.event_type, d.strategy_hash, d.occurred_at, d.payload,
-        w.webhook_id, w.key_id, w.url, w.secret, w.previous_secret, w.previous_secret_expires_at, w.disabled_at`,
-    [deliveryId, generation, workerId],
+export async function enqueueHealthChanged(
+  client: pg.ClientBase,
+  chainKey: string,
+  strategyHash: string,
+  intervalMs: number,
+) {
+  await client.query(
+    `SELECT webhook_enqueue_health($1::text, $2::text, make_interval(secs => $3::float8 / 1000))`,
+    [chainKey, strategyHash, intervalMs],
   );
-  return rows[0];
-}
-
-export async function releaseClaim(db: Db, deliveryId: string): Promise<void> {
-  await db.query(
-    'UPDATE webhook_deliveries SET claimed_by = NULL, claimed_at = NULL WHERE delivery_id = $1',
-    [deliveryId],
-  );
-}
-
-/** Stores the body the first attempt built; a body stored meanwhile wins (every attempt sends the same bytes). */
-export async function fixPayload(db: Db, deliveryId: string, payload: string): Promise<string> {
-  const { rows } = await db.query<{ payload: string }>(
-    `UPDATE webhook_deliveries SET payload = coalesce(payload, $2) WHERE delivery_id = $1 RETURNING payload`,
-    [deliveryId, payload],
-  );
-  return rows[0]?.payload ?? payload;
 }
 
 export async function healthSeen(db: Db, strategyHash: string): Promise<unknown> {
@@ -303,89 +253,4 @@ export async function healthSeen(db: Db, strategyHash: string): Promise<unknown>
     [strategyHash],
   );
   return rows[0]?.health ?? null;
-}
-
-export interface AttemptRecord {
-  deliveryId: string;
-  webhookId: string;
-  generation: number;
-  attempt: number;
-  attemptedAt: Date;
-  statusCode: number | null;
-  durationMs: number;
-  error: string | null;
-  /** When the next attempt runs; null: none (delivered, or given up). */
-  nextAttemptAt: Date | null;
-  outcome: 'delivered' | 'retry' | 'exhausted';
-  disabledReason: string | null;
-}
-
-/**
- * Records an attempt and its consequence in one transaction: delivered; or the next attempt queued; or
- * the delivery given up and its endpoint disabled. True when this call disabled the endpoint. An
- * endpoint deleted while its attempt was in flight took the delivery with it: nothing is recorded and
- * nothing retried (its row is locked first, so a delete either waits for this record or came before it).
- */
-export async function recordAttempt(db: Db, r: AttemptRecord): Promise<boolean> {
-  return inTransaction(db, async (client) => {
-    const kept = await client.query('SELECT 1 FROM webhook_deliveries WHERE delivery_id = $1 FOR KEY SHARE', [
-      r.deliveryId,
-    ]);
-    if (kept.rowCount === 0) return false;
-    await client.query(
-      `INSERT INTO webhook_attempts (delivery_id, generation, attempt, attempted_at, status_code, duration_ms, error,
-         next_attempt_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING`,
-      [
-        r.deliveryId,
-        r.generation,
-        r.attempt,
-        r.attemptedAt,
-        r.statusCode,
-        r.durationMs,
-        r.error,
-        r.nextAttemptAt,
-      ],
-    );
-    const status = r.outcome === 'delivered' ? 'succeeded' : r.outcome === 'exhausted' ? 'failed' : 'pending';
-    await client.query(
-      `UPDATE webhook_deliveries SET attempts = $3, status = $4, next_attempt_at = $5, claimed_by = NULL,
-         claimed_at = NULL, completed_at = CASE WHEN $4 = 'pending' THEN NULL ELSE now() END
-       WHERE delivery_id = $1 AND generation = $2`,
-      [r.deliveryId, r.generation, r.attempt, status, r.nextAttemptAt],
-    );
-    if (r.outcome === 'retry')
-      await client.query(ADD_DELIVERY_JOB, [r.deliveryId, r.generation, r.nextAttemptAt]);
-    if (r.outcome !== 'exhausted') return false;
-    const { rowCount } = await client.query(
-      `UPDATE webhooks SET disabled_at = now(), disabled_reason = $2 WHERE webhook_id = $1 AND disabled_at IS NULL`,
-      [r.webhookId, r.disabledReason],
-    );
-    return (rowCount ?? 0) > 0;
-  });
-}
-
-/**
- * The graphile-worker ids holding a delivery longer than an attempt can last: their process died
- * mid-attempt (graphile-worker 0.16 would keep such a job locked for 4 hours). Unlocked through its
- * public SQL API, so the job runs again at once (at least once).
- */
-export async function unlockStaleClaims(db: Db, staleMs: number): Promise<string[]> {
-  return inTransaction(db, async (client) => {
-    // RETURNING gives the new row: the worker ids are read from the rows as they were.
-    const { rows } = await client.query<{ claimed_by: string }>(
-      `WITH stale AS (
-         SELECT delivery_id, claimed_by FROM webhook_deliveries
-          WHERE claimed_by IS NOT NULL AND claimed_at < now() - make_interval(secs => $1::float8 / 1000)
-          FOR UPDATE SKIP LOCKED)
-       UPDATE webhook_deliveries d SET claimed_by = NULL, claimed_at = NULL
-         FROM stale WHERE d.delivery_id = stale.delivery_id
-       RETURNING stale.claimed_by`,
-      [staleMs],
-    );
-    const workers = [...new Set(rows.map((r) => r.claimed_by))];
-    if (workers.length > 0)
-      await client.query('SELECT graphile_worker.force_unlock_workers($1::text[])', [workers]);
-    return workers;
-  });
 }

@@ -5,7 +5,8 @@
  * reads one, and the indexer's background check of subscribed positions (indexer/healthCheck.ts),
  * compare it with the last status observed (position_health_seen) and, when it differs, record the new
  * one and queue the event in one transaction (`recordHealth`, the one way for both). The first
- * observation of a position records a baseline and queues nothing.
+ * observation of a position records a baseline and queues nothing. Events are coalesced per position
+ * and endpoint (WEBHOOK_HEALTH_COALESCE_MS, store/migrations/021_webhook_fairness.sql).
  */
 
 import type { GraphQLContext } from '../../schema/context.js';
@@ -18,11 +19,12 @@ export async function recordHealth(
   db: Db,
   position: { chain_key: string; strategy_hash: string },
   health: PositionHealth,
+  coalesceMs: number,
 ): Promise<boolean> {
   return inTransaction(db, async (client) => {
     const previous = await swapObservedHealth(client, position.strategy_hash, health);
     if (typeof previous !== 'string') return false;
-    await enqueueHealthChanged(client, position.chain_key, position.strategy_hash);
+    await enqueueHealthChanged(client, position.chain_key, position.strategy_hash, coalesceMs);
     return true;
   });
 }
@@ -33,7 +35,7 @@ export async function observeHealth(
   health: PositionHealth,
 ): Promise<void> {
   try {
-    await recordHealth(ctx.services.db, position, health);
+    await recordHealth(ctx.services.db, position, health, ctx.services.config.webhooks.healthCoalesceMs);
   } catch (err) {
     // The read answers anyway: the status is what the caller asked for.
     ctx.services.logger.warn({ err, requestId: ctx.requestId }, 'position health not recorded');

@@ -111,6 +111,8 @@ beforeAll(async () => {
       INDEXER_POLL_MS: '200',
       // Long: a change after swaps is found because the indexer stored their logs, not by the timer.
       HEALTH_CHECK_MS: '3000',
+      // Each change told as it happens: the coalescing interval has its own test (webhook-fairness).
+      WEBHOOK_HEALTH_COALESCE_MS: '0',
     },
   });
   // The suite never drives the write path's own indexer: this one follows the chain and checks health.

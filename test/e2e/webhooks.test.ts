@@ -143,6 +143,8 @@ beforeAll(async () => {
       WEBHOOK_ALLOW_PRIVATE: '1',
       WEBHOOK_RETRY_SCHEDULE: SCHEDULE_MS.map((ms) => `${ms}ms`).join(','),
       WEBHOOK_TIMEOUT_MS: '2000',
+      // The schedule itself, attempt after attempt: the circuit that would put them off has its own test.
+      WEBHOOK_CIRCUIT_FAILURES: '1000',
     },
   });
   receiver = await startReceiver();

@@ -187,6 +187,55 @@ describe('/graphql refuses hostile documents with a 400 GraphQL error (graphql-a
     expect(small.body.errors).toBeUndefined();
   });
 
+  it('too costly: the buckets of volume series times their aliases', async () => {
+    const series = (alias: string) =>
+      `${alias}: volumeSeries(granularity: HOUR, from: "2025-03-02T00:00:00Z", to: "2025-06-02T00:00:00Z") { buckets { start volumeUsd swapCount makerFeesUsd protocolFeesUsd } }`;
+    // 20 aliases of 92 days of hours: 44,160 buckets, the issue's 3.6 MB document.
+    await refused(`{ ${Array.from({ length: 20 }, (_, i) => series(`s${i}`)).join(' ')} }`, /list cost/);
+    const one = await post(ANALYTICS_TOKEN, { query: `{ ${series('s0')} }` });
+    expect(one.status).toBe(200);
+    expect((one.body.data?.s0 as { buckets: unknown[] }).buckets).toHaveLength(92 * 24);
+    // A page of strategies with a long activity each counts the same way.
+    await refused(
+      '{ strategies(first: 100) { edges { node { activity(granularity: HOUR, from: "2025-05-01T00:00:00Z", to: "2025-06-02T00:00:00Z") { buckets { start } } } } } }',
+      /list cost/,
+    );
+  });
+
+  it("Strategy.activity over pages of strategies: each strategy's own series, as volumeSeries answers it", async () => {
+    const range = 'granularity: DAY, from: "2025-05-31T00:00:00Z", to: "2025-06-03T00:00:00Z"';
+    // Each strategy's own count in its hour (n swaps for the strategy shipped n-th).
+    await svc.services.db.query(
+      `INSERT INTO strategy_hourly (strategy_hash, chain_key, hour, volume_usd, swap_count)
+       SELECT strategy_hash, chain_key, '2025-06-01T05:00:00Z', 10 * n, n
+         FROM (SELECT strategy_hash, chain_key, row_number() OVER (ORDER BY strategy_hash)::int AS n FROM strategies) s
+       ON CONFLICT (strategy_hash, chain_key, hour) DO UPDATE SET swap_count = EXCLUDED.swap_count,
+         volume_usd = EXCLUDED.volume_usd`,
+    );
+    const page = (alias: string) =>
+      `${alias}: strategies(first: 100) { edges { node { hash activity(${range}) { buckets { start swapCount volumeUsd } } } } }`;
+    // Eight pages of 100: one statement a page, where it was one per strategy (800 on a pool of 3).
+    const answer = await post(ANALYTICS_TOKEN, {
+      query: `{ ${Array.from({ length: 8 }, (_, i) => page(`p${i}`)).join(' ')} }`,
+    });
+    expect(answer.status).toBe(200);
+    expect(answer.body.errors).toBeUndefined();
+    type Node = {
+      hash: string;
+      activity: { buckets: { start: string; swapCount: number; volumeUsd: number }[] };
+    };
+    const nodes = (answer.body.data?.p7 as { edges: { node: Node }[] }).edges.map((e) => e.node);
+    expect(nodes).toHaveLength(STRATEGIES);
+    const total = nodes.reduce((sum, n) => sum + n.activity.buckets.reduce((a, b) => a + b.swapCount, 0), 0);
+    expect(total).toBe((STRATEGIES * (STRATEGIES + 1)) / 2);
+    for (const node of [nodes[0]!, nodes[41]!, nodes[99]!]) {
+      const alone = await post(ANALYTICS_TOKEN, {
+        query: `{ volumeSeries(${range}, strategy: "${node.hash}") { buckets { start swapCount volumeUsd } } }`,
+      });
+      expect(node.activity.buckets).toEqual((alone.body.data?.volumeSeries as Node['activity']).buckets);
+    }
+  });
+
   it('a full introspection query (what GraphQL clients send first) passes them all', async () => {
     const query = getIntrospectionQuery({
       descriptions: true,

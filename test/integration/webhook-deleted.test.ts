@@ -11,7 +11,7 @@ import { loadConfig } from '../../lib/config.js';
 import { createLogger } from '../../lib/logger.js';
 import { createDb, type Db } from '../../store/db.js';
 import { migrate } from '../../store/migrate.js';
-import { recordAttempt } from '../../store/webhooks.js';
+import { recordAttempt } from '../../store/webhookWorker.js';
 import { createTestDatabase } from '../helpers/postgres.js';
 
 let db: Db;
@@ -54,7 +54,7 @@ describe('an endpoint deleted during its attempt', () => {
   it('records nothing and queues no retry', async () => {
     await db.query("DELETE FROM webhooks WHERE webhook_id = 'wh_1'");
     const jobsBefore = await db.query('SELECT count(*)::int AS n FROM graphile_worker.jobs');
-    const disabled = await recordAttempt(db, {
+    const recorded = await recordAttempt(db, {
       deliveryId: 'msg_1',
       webhookId: 'wh_1',
       generation: 0,
@@ -66,8 +66,9 @@ describe('an endpoint deleted during its attempt', () => {
       nextAttemptAt: new Date(Date.now() + 5000),
       outcome: 'retry',
       disabledReason: null,
+      circuit: { failures: 1, openMs: 5000, maxOpenMs: 60_000 },
     });
-    expect(disabled).toBe(false);
+    expect(recorded).toEqual({ disabled: false, circuitOpenUntil: null });
     expect((await db.query('SELECT 1 FROM webhook_attempts')).rowCount).toBe(0);
     expect((await db.query('SELECT count(*)::int AS n FROM graphile_worker.jobs')).rows).toEqual(
       jobsBefore.rows,
