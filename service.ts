@@ -193,7 +193,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
       db,
       analyticsDb,
       exportDb,
-      exports: new ExportSlots(config.exports.concurrency, config.exports.perKey),
+      exports: new ExportSlots(config.exports.concurrency, config.exports.perKey, config.exports.loopShare),
       redis,
       registry,
       clients,

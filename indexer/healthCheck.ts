@@ -74,7 +74,8 @@ export function startHealthCheck(
     const healths = await Promise.all(rows.map((row) => positionHealth(ctx, chain, row)));
     let changed = 0;
     for (const [i, health] of healths.entries()) {
-      if (health && (await recordHealth(db, rows[i]!, health, config.webhooks.healthCoalesceMs))) changed += 1;
+      if (health && (await recordHealth(db, rows[i]!, health, config.webhooks.healthCoalesceMs)))
+        changed += 1;
     }
     return changed;
   };

@@ -96,6 +96,8 @@ const envSchema = z.object({
   EXPORT_CONCURRENCY_PER_KEY: z.coerce.number().int().min(1).max(1000).default(2),
   /** An export whose client takes no bytes for this long is cut (its socket closed, its slot freed). */
   EXPORT_IDLE_TIMEOUT_MS: ms(100).default(30_000),
+  /** The part of the event loop's time a process's exports take together (1: as much as they can). */
+  EXPORT_LOOP_SHARE: z.coerce.number().min(0.05).max(1).default(0.25),
   /** CORS on the public reads and a key's origins on /v1 (rest/cors.ts). */
   CORS: onOff.default(true),
   /** Cache-Control, ETag and 304 on the reads (rest/httpCache.ts). */
@@ -200,7 +202,7 @@ export interface Config {
     maxStreams: number;
     maxStreamsPerClient: number;
   };
-  exports: { concurrency: number; perKey: number; idleTimeoutMs: number };
+  exports: { concurrency: number; perKey: number; idleTimeoutMs: number; loopShare: number };
   webhooks: WebhookConfig;
 }
 
@@ -345,6 +347,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       concurrency: e.EXPORT_CONCURRENCY,
       perKey: Math.min(e.EXPORT_CONCURRENCY_PER_KEY, e.EXPORT_CONCURRENCY),
       idleTimeoutMs: e.EXPORT_IDLE_TIMEOUT_MS,
+      loopShare: e.EXPORT_LOOP_SHARE,
     },
     webhooks: {
       // The self-contained mode (no DATABASE_URL, no CHAINS_FILE) is a local demo: its receivers are local too.

@@ -96,19 +96,20 @@ export async function listPositions(
 
 /**
  * Every position of the key matching `filters`, page by page (keyset, `batch` rows a query, on `db`:
- * the export's own pool): the export holds one page at a time, never the whole set.
+ * the export's own pool), as stored rows (`listedPosition` shapes each): the export holds one page at
+ * a time, never the whole set, and shapes it in slices.
  */
 export async function* eachPosition(
   ctx: GraphQLContext,
   filters: ReturnType<typeof positionFilters>,
   options: { batch: number; db: Db },
-): AsyncGenerator<ListedPosition[]> {
+): AsyncGenerator<ListedPositionRow[]> {
   const keyId = keyIdOf(ctx);
   const { batch, db } = options;
   let after: Keyset | undefined;
   for (;;) {
     const rows = await listPositionsOfKey(db, keyId, { ...filters, after, limit: batch });
-    if (rows.length > 0) yield rows.map((row) => listedPosition(ctx, row));
+    if (rows.length > 0) yield rows;
     const last = rows[rows.length - 1];
     if (rows.length < batch || !last) return;
     after = { at: last.cursor_at, hash: last.strategy_hash };

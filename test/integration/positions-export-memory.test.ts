@@ -24,7 +24,8 @@ const gc = runInNewContext('gc') as () => void;
 
 beforeAll(async () => {
   const chains = fixtureChains(2);
-  svc = await startTestService({ chains, env: { INDEXER: 'off' } });
+  // Memory, not pace: the export runs as fast as it can (its share of the loop has the fairness bench).
+  svc = await startTestService({ chains, env: { INDEXER: 'off', EXPORT_LOOP_SHARE: '1' } });
   const created = await svc.createKey({ environment: 'LIVE' });
   key = created.key;
   await insertGeneratedPositions(svc.services.db, {
