@@ -194,7 +194,7 @@ describe('/graphql refuses hostile documents with a 400 GraphQL error (graphql-a
     await refused(`{ ${Array.from({ length: 20 }, (_, i) => series(`s${i}`)).join(' ')} }`, /list cost/);
     const one = await post(ANALYTICS_TOKEN, { query: `{ ${series('s0')} }` });
     expect(one.status).toBe(200);
-    expect((one.body.data?.s0 as { buckets: unknown[] }).buckets).toHaveLength(92 * 24);
+    expect((one.body.data!.s0 as { buckets: unknown[] }).buckets).toHaveLength(92 * 24);
     // A page of strategies with a long activity each counts the same way.
     await refused(
       '{ strategies(first: 100) { edges { node { activity(granularity: HOUR, from: "2025-05-01T00:00:00Z", to: "2025-06-02T00:00:00Z") { buckets { start } } } } } }',
@@ -224,7 +224,7 @@ describe('/graphql refuses hostile documents with a 400 GraphQL error (graphql-a
       hash: string;
       activity: { buckets: { start: string; swapCount: number; volumeUsd: number }[] };
     };
-    const nodes = (answer.body.data?.p7 as { edges: { node: Node }[] }).edges.map((e) => e.node);
+    const nodes = (answer.body.data!.p7 as { edges: { node: Node }[] }).edges.map((e) => e.node);
     expect(nodes).toHaveLength(STRATEGIES);
     const total = nodes.reduce((sum, n) => sum + n.activity.buckets.reduce((a, b) => a + b.swapCount, 0), 0);
     expect(total).toBe((STRATEGIES * (STRATEGIES + 1)) / 2);
@@ -232,7 +232,7 @@ describe('/graphql refuses hostile documents with a 400 GraphQL error (graphql-a
       const alone = await post(ANALYTICS_TOKEN, {
         query: `{ volumeSeries(${range}, strategy: "${node.hash}") { buckets { start swapCount volumeUsd } } }`,
       });
-      expect(node.activity.buckets).toEqual((alone.body.data?.volumeSeries as Node['activity']).buckets);
+      expect(node.activity.buckets).toEqual((alone.body.data!.volumeSeries as Node['activity']).buckets);
     }
   });
 
