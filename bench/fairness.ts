@@ -50,7 +50,7 @@ import {
 import type { LoadResult } from './lib.js';
 import { machine, writeResult } from './measure.js';
 import { pacedApart } from './paced.js';
-import { freePort, type ServiceProcess, spawnService } from './processes.js';
+import { freePort, profileFlags, type ServiceProcess, spawnService } from './processes.js';
 
 const RATE = Number(process.env.BENCH_FAIRNESS_RATE ?? 150);
 const SECONDS = Number(process.env.BENCH_FAIRNESS_SECONDS ?? 10);
@@ -104,22 +104,26 @@ async function main(): Promise<void> {
     stops.unshift(() => redis.stop());
     const database = await createTestDatabase();
     stops.unshift(() => database.drop());
-    const service: ServiceProcess = await spawnService({
-      PORT: '0',
-      HOST: '127.0.0.1',
-      DATA_DIR: dataDir,
-      DEVNET_PORT: String(DEVNET_PORT),
-      DATABASE_URL: database.url,
-      REDIS_URL: redis.url,
-      TRUST_PROXY: '1',
-      INTERNAL_TOKEN,
-      ANALYTICS_TOKEN,
-      // DATABASE_URL set: receivers on 127.0.0.1 over http need both.
-      WEBHOOK_ALLOW_PRIVATE: '1',
-      WEBHOOK_ALLOW_HTTP: '1',
-      // info: spawnService waits for the `gateway ready` line.
-      LOG_LEVEL: 'info',
-    });
+    const service: ServiceProcess = await spawnService(
+      {
+        PORT: '0',
+        HOST: '127.0.0.1',
+        DATA_DIR: dataDir,
+        DEVNET_PORT: String(DEVNET_PORT),
+        DATABASE_URL: database.url,
+        REDIS_URL: redis.url,
+        TRUST_PROXY: '1',
+        INTERNAL_TOKEN,
+        ANALYTICS_TOKEN,
+        // DATABASE_URL set: receivers on 127.0.0.1 over http need both.
+        WEBHOOK_ALLOW_PRIVATE: '1',
+        WEBHOOK_ALLOW_HTTP: '1',
+        // info: spawnService waits for the `gateway ready` line.
+        LOG_LEVEL: 'info',
+      },
+      // BENCH_CPU_PROF_DIR / BENCH_NODE_FLAGS (e.g. --trace-gc) reach the service.
+      { nodeArgs: profileFlags() },
+    );
     stops.unshift(() => service.stop());
     const url = service.url;
     const startedMs = Math.round(performance.now() - began);

@@ -24,6 +24,8 @@ beforeAll(async () => {
       EXPORT_CONCURRENCY: '2',
       EXPORT_CONCURRENCY_PER_KEY: '1',
       EXPORT_IDLE_TIMEOUT_MS: '400',
+      // Slots, not pace: the exports here run as fast as they can (their share has bench:fairness).
+      EXPORT_LOOP_SHARE: '1',
     },
   });
   for (let i = 0; i < 3; i++) {
