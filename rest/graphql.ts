@@ -8,7 +8,7 @@ import { ApiError, isApiError, toExtensions } from '../lib/errors.js';
 import type { Services } from '../lib/services.js';
 import { createContext, type GraphQLContext, type GraphQLRole } from '../schema/context.js';
 import { sendError } from './envelope.js';
-import { createPrefixedRedisCache } from './graphqlCache.js';
+import { cacheableDocument, createPrefixedRedisCache } from './graphqlCache.js';
 import {
   armorPlugin,
   concurrencyGate,
@@ -109,6 +109,8 @@ export function createGraphqlServer(services: Services, schema: GraphQLSchema) {
   // the resolvers and loaders take the db from the context's services. One object for the server's
   // life, as the per-services caches (pilot, tokens, list batchers) key on it.
   const analytics: Services = { ...services, db: services.analyticsDb ?? services.db };
+  const ttls = cacheTtlPerType(schema);
+  const cacheable = cacheableDocument(schema, ttls);
   return createYoga<ServerContext, GraphQLContext>({
     schema,
     graphqlEndpoint: '/graphql',
@@ -129,7 +131,9 @@ export function createGraphqlServer(services: Services, schema: GraphQLSchema) {
       useResponseCache({
         session: () => null,
         ttl: 0,
-        ttlPerSchemaCoordinate: cacheTtlPerType(schema),
+        ttlPerSchemaCoordinate: ttls,
+        // Only for a document whose result it could keep (the walk over the result costs the others).
+        enabled: (_request, context) => cacheable((context as { params?: { query?: string } }).params?.query),
         // The cached types (the roll-up's) change with time, never through a mutation.
         invalidateViaMutation: false,
         includeExtensionMetadata: true,
