@@ -97,7 +97,7 @@ const envSchema = z.object({
   /** An export whose client takes no bytes for this long is cut (its socket closed, its slot freed). */
   EXPORT_IDLE_TIMEOUT_MS: ms(100).default(30_000),
   /** The part of the event loop's time a process's exports take together (1: as much as they can). */
-  EXPORT_LOOP_SHARE: z.coerce.number().min(0.05).max(1).default(0.25),
+  EXPORT_LOOP_SHARE: z.coerce.number().min(0.01).max(1).default(0.1),
   /** CORS on the public reads and a key's origins on /v1 (rest/cors.ts). */
   CORS: onOff.default(true),
   /** Cache-Control, ETag and 304 on the reads (rest/httpCache.ts). */

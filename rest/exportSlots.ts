@@ -18,10 +18,12 @@ export class ExportSlots {
 
   /**
    * `loopShare`: the part of the event loop's time the exports of the process take together. An export
-   * is CPU work that is always ready (shaping rows, CSV text): given turns as fast as it could take
-   * them, two of them raised the public p99 twelvefold. Their slices run one at a time, each followed
-   * by a pause that keeps the loop free for the other requests the rest of the time (0.25: a pause of
-   * three times the slice).
+   * is CPU work that is always ready (shaping rows, CSV text), and a public request spans several turns
+   * of the loop (its read, the store's answer, the write): two exports yielding after every slice raised
+   * the public p50 from 3.5 to 44 ms. So their slices run one at a time, each followed by a pause of
+   * (1 / loopShare − 1) times its length (0.1: nine times), whoever else is there; measured against a
+   * pause only when other requests had used the loop meanwhile, the fixed one kept the public p99 lower
+   * (bench:fairness, RESULTS.md).
    */
   constructor(
     private readonly perProcess: number,
