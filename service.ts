@@ -193,7 +193,12 @@ export async function startService(config: Config, options: ServiceOptions = {})
       db,
       analyticsDb,
       exportDb,
-      exports: new ExportSlots(config.exports.concurrency, config.exports.perKey, config.exports.loopShare),
+      exports: new ExportSlots(
+        config.exports.concurrency,
+        config.exports.perKey,
+        config.exports.loopShare,
+        redis ? { redis, prefix: config.redisPrefix } : undefined,
+      ),
       redis,
       registry,
       clients,

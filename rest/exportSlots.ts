@@ -5,7 +5,9 @@
  * page is read and given back when the response ends, however it ends.
  */
 import { setTimeout as delay } from 'node:timers/promises';
+import type { Redis } from 'ioredis';
 import { ApiError } from '../lib/errors.js';
+import { type Lease, takeExportLease } from './exportLeases.js';
 
 /** Seconds a refused export is told to wait (an export of 100,000 rows takes a few seconds). */
 const RETRY_AFTER_SECONDS = 5;
@@ -29,22 +31,20 @@ export class ExportSlots {
     private readonly perProcess: number,
     private readonly perKey: number,
     private readonly loopShare = 1,
+    /** The replicas' Redis (REDIS_URL) and its key prefix: a key's limit holds across them. */
+    private readonly shared?: { redis: Redis; prefix: string },
   ) {}
 
   get size(): number {
     return this.running;
   }
 
-  /** Takes a slot for `keyId`, or throws the refusal: 429 for the key's own limit, 503 for the process's. */
-  take(keyId: string): () => void {
-    const held = this.byKey.get(keyId) ?? 0;
-    if (held >= this.perKey) {
-      throw new ApiError(
-        'RATE_LIMITED',
-        `At most ${this.perKey} exports of one key run at once; retry when one has ended.`,
-        { retryAfter: RETRY_AFTER_SECONDS },
-      );
-    }
+  /**
+   * Takes a slot for `keyId`, or throws the refusal: 429 for the key's own limit (across the replicas
+   * on a shared Redis: exportLeases.ts), 503 for this process's.
+   */
+  async take(keyId: string): Promise<() => void> {
+    const shared = this.shared;
     if (this.running >= this.perProcess) {
       throw new ApiError(
         'UPSTREAM_UNAVAILABLE',
@@ -54,17 +54,38 @@ export class ExportSlots {
         },
       );
     }
+    const held = this.byKey.get(keyId) ?? 0;
+    // Counted here first: two exports of a key starting at once on this replica cannot both pass.
+    if (held >= this.perKey) throw this.keyRefusal();
     this.running += 1;
     this.byKey.set(keyId, held + 1);
     let given = false;
-    return () => {
+    let lease: Lease | null | undefined;
+    const release = () => {
       if (given) return;
       given = true;
+      lease?.release();
       this.running -= 1;
       const left = (this.byKey.get(keyId) ?? 1) - 1;
       if (left > 0) this.byKey.set(keyId, left);
       else this.byKey.delete(keyId);
     };
+    if (shared) {
+      lease = await takeExportLease(shared.redis, shared.prefix, keyId, this.perKey);
+      if (lease === null) {
+        release();
+        throw this.keyRefusal();
+      }
+    }
+    return release;
+  }
+
+  private keyRefusal(): ApiError {
+    return new ApiError(
+      'RATE_LIMITED',
+      `At most ${this.perKey} exports of one key run at once; retry when one has ended.`,
+      { retryAfter: RETRY_AFTER_SECONDS },
+    );
   }
 
   /** Runs one slice of an export's work in its turn, then keeps the loop free for the others a while. */

@@ -93,7 +93,7 @@ export const positionExportRoutes: RestRoute[] = [
         '',
         'Sent as an attachment, never cached (`Cache-Control: no-store`). Any valid key may call it; rate limit: the `positions` bucket, per key.',
         '',
-        'Exports run a few at a time: a key already running its allowance of exports on this server (2 by default) is answered 429 `RATE_LIMITED`, and a server running as many as it allows (4 by default) 503 `UPSTREAM_UNAVAILABLE`, both with `Retry-After`. A client that reads nothing for 30 s (by default) while the export waits on it is cut off.',
+        'Exports run a few at a time: a key already running its allowance of exports (2 by default, across the servers) is answered 429 `RATE_LIMITED`, and a server running as many as it allows (4 by default) 503 `UPSTREAM_UNAVAILABLE`, both with `Retry-After`. A client that reads nothing for 30 s (by default) while the export waits on it is cut off.',
       ].join('\n'),
       tags: ['Positions'],
       query: z.object({
@@ -118,7 +118,7 @@ export const positionExportRoutes: RestRoute[] = [
       // Every refusal (400 naming the parameter, then 429 / 503 for a slot) before the first byte.
       const filters = positionFilters(gql, filtersOf(ctx));
       const { res, services } = ctx;
-      const release = services.exports?.take(ctx.apiKey!.keyId);
+      const release = await services.exports?.take(ctx.apiKey!.keyId);
       // 'close' comes however the response ends: sent, cut, refused after the slot, or the client gone.
       if (release) res.once('close', release);
       await streamExport(ctx, gql, filters, format);

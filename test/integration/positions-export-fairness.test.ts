@@ -8,6 +8,7 @@ import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { fixtureChains } from '../helpers/catalogue.js';
 import { insertGeneratedPositions } from '../helpers/positions.js';
+import { MACHINE_REDIS } from '../helpers/postgres.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
 const ROWS = 25_000;
@@ -56,8 +57,8 @@ interface HeldExport {
  * An export whose client reads the response head, then stops reading its socket (node's http client
  * keeps reading a paused response into its own buffers, so it cannot stand for a stalled client).
  */
-function holdExport(key: string): Promise<HeldExport> {
-  const { hostname, port } = new URL(svc.url);
+function holdExport(key: string, on: TestService = svc): Promise<HeldExport> {
+  const { hostname, port } = new URL(on.url);
   return new Promise((resolve, reject) => {
     const socket = net.connect(Number(port), hostname);
     let bytes = 0;
@@ -86,8 +87,9 @@ function holdExport(key: string): Promise<HeldExport> {
 
 async function exportStatus(
   key: string,
+  on: TestService = svc,
 ): Promise<{ status: number; body: string; retryAfter: string | null }> {
-  const res = await svc.get('/v1/positions/export?format=csv', {
+  const res = await on.get('/v1/positions/export?format=csv', {
     headers: { authorization: `Bearer ${key}` },
   });
   const body = await res.text();
@@ -95,8 +97,8 @@ async function exportStatus(
 }
 
 /** Resolves once the service runs no export (a closed client's 'close' reaches it a moment later). */
-const noExportRunning = () =>
-  vi.waitFor(() => expect(svc.services.exports?.size).toBe(0), { timeout: 30_000, interval: 20 });
+const noExportRunning = (on: TestService = svc) =>
+  vi.waitFor(() => expect(on.services.exports?.size).toBe(0), { timeout: 30_000, interval: 20 });
 
 describe('GET /v1/positions/export, shared fairly', () => {
   it('refuses a key its second export at once (429), serves another key, and frees the slot when the client goes', async () => {
@@ -138,5 +140,35 @@ describe('GET /v1/positions/export, shared fairly', () => {
     held.resume();
     expect(await held.ended).toBeLessThan(complete);
     expect((await exportStatus(keys[0]!)).status).toBe(200);
+  }, 60_000);
+});
+
+describe("a key's exports across replicas (one Redis)", () => {
+  it("counts the key's exports of every replica: one running on A refuses the next on B, until it ends", async () => {
+    const shared = {
+      REDIS_URL: MACHINE_REDIS,
+      REDIS_PREFIX: `test:exports:${Date.now()}:`,
+      DATABASE_URL: String(svc.services.config.databaseUrl),
+      INDEXER: 'off',
+      EXPORT_CONCURRENCY_PER_KEY: '1',
+      EXPORT_LOOP_SHARE: '1',
+    };
+    const a = await startTestService({ chains: fixtureChains(2), env: shared });
+    const b = await startTestService({ chains: fixtureChains(2), env: shared });
+    try {
+      const held = await holdExport(keys[2]!, a);
+      expect(held.status).toBe(200);
+      const refused = await exportStatus(keys[2]!, b);
+      expect(refused.status).toBe(429);
+      expect(JSON.parse(refused.body).error.code).toBe('RATE_LIMITED');
+      // Another key on B is not refused.
+      expect((await exportStatus(keys[1]!, b)).status).toBe(200);
+      held.close();
+      await noExportRunning(a);
+      expect((await exportStatus(keys[2]!, b)).status).toBe(200);
+    } finally {
+      await a.stop();
+      await b.stop();
+    }
   }, 60_000);
 });
