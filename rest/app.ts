@@ -22,6 +22,7 @@ import { PersistedOperations } from './execute.js';
 import { createGraphqlServer, graphqlGuard } from './graphql.js';
 import { type DegradedCheck, healthRoutes, type ReadinessCheck } from './health.js';
 import { httpCaches } from './httpCache.js';
+import { closeAfterAnswer } from './httpFaults.js';
 import { keyGuard } from './keyGuard.js';
 import { metricsRoute } from './metricsRoute.js';
 import type { RateLimits } from './rateLimit.js';
@@ -267,11 +268,24 @@ function routeLabel(route: string): RequestHandler {
  * 400. Node's own check (off in service.ts) answered a missing Host without an envelope, and a Host
  * such as `a b` reached /graphql, where yoga could not build the request URL: a 500 with a stack trace.
  * Two Authorization headers are refused alike: node keeps the first and drops the other, so which
- * credential counted would depend on the order a proxy wrote them in.
+ * credential counted would depend on the order a proxy wrote them in. So is a Transfer-Encoding that
+ * does not end with chunked.
  */
 const VALID_HOSTS = new Set<string>();
 
-function requireSingleHeaders(req: Request, _res: Response, next: NextFunction): void {
+/** RFC 9112 §6.3: a request's transfer codings must end with chunked, or its body has no length. */
+const FINAL_CHUNKED = /(?:^|,)[ \t]*chunked[ \t]*$/i;
+
+function requireSingleHeaders(req: Request, res: Response, next: NextFunction): void {
+  const coding = req.headers['transfer-encoding'];
+  if (coding !== undefined && !FINAL_CHUNKED.test(coding)) {
+    // Node dispatched such a request, then failed on its body at the connection's end and answered a
+    // second time (a 400 after the 404) on the same socket. Its length cannot be known: 400, and close.
+    res.setHeader('Connection', 'close');
+    closeAfterAnswer(req.socket);
+    next(new ApiError('BAD_REQUEST', 'Transfer-Encoding must end with chunked; the connection is closed.'));
+    return;
+  }
   let hosts = 0;
   let authorizations = 0;
   for (let i = 0; i < req.rawHeaders.length; i += 2) {

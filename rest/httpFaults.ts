@@ -24,6 +24,17 @@ const REASONS: Record<string, string> = {
   ERR_HTTP_REQUEST_TIMEOUT: 'The request did not arrive in time; the connection is closed.',
 };
 
+/**
+ * Sockets whose request was answered with `Connection: close` because its body could not be read (a
+ * Transfer-Encoding that does not end with chunked, rest/app.ts): node then fails on that body as the
+ * connection ends and reports a client error, which must not be answered a second time.
+ */
+const answeredAndClosing = new WeakSet<object>();
+
+export function closeAfterAnswer(socket: object): void {
+  answeredAndClosing.add(socket);
+}
+
 /** How long a peer has to read the answer before its socket is destroyed. */
 const LINGER_MS = 1_000;
 
@@ -68,6 +79,13 @@ export function answerHttpFaults(server: Server, docsUrl: () => string, limits?:
     const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage;
     if (error.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
       socket.destroy();
+      return;
+    }
+    if (answeredAndClosing.has(socket)) {
+      // Its answer may not be written yet (the handler is async): end the socket after it, not before.
+      const pending = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage;
+      if (pending && !pending.writableFinished) pending.once('close', () => socket.end());
+      else socket.end();
       return;
     }
     const message = REASONS[error.code ?? ''] ?? 'The request could not be parsed as HTTP/1.1.';

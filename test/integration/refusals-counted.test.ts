@@ -3,6 +3,7 @@
  * be percent-decoded) count in their client's `other` bucket and carry RateLimit-*, like an unknown
  * path: past the bucket's limit they are answered 429.
  */
+import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUCKET_LIMITS } from '../../rest/buckets.js';
 import { rawRequest } from '../helpers/rawHttp.js';
@@ -28,6 +29,24 @@ const twoAuthorizations = () =>
   });
 
 describe('refusals before any bucket', () => {
+  it('a Transfer-Encoding that does not end with chunked: one 400, then the connection closes', async () => {
+    // Node dispatched the request, then failed on its body as the connection ended and answered again:
+    // a 404 and a 400 for one request, the second read as the first one's body (the fuzzer's seed 305832056).
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = net.connect(port, '127.0.0.1');
+      const chunks: Buffer[] = [];
+      socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+      socket.on('error', reject);
+      socket.on('close', () => resolve(Buffer.concat(chunks).toString('latin1')));
+      socket.write(
+        `GET /v1/positions/x/y HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nTransfer-Encoding: xchunked\r\nAccept-Encoding: gzip, br\r\n\r\n`,
+      );
+    });
+    expect(answer.match(/HTTP\/1\.1 \d{3}/g)).toEqual(['HTTP/1.1 400']);
+    expect(answer).toMatch(/\r\nConnection: close\r\n/i);
+    const body = answer.slice(answer.indexOf('\r\n\r\n') + 4);
+    expect(JSON.parse(body).error.code).toBe('BAD_REQUEST');
+  });
   it('count in the other bucket and say so', async () => {
     const cases = [
       twoAuthorizations,
