@@ -5,6 +5,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
+import { percentileOfSorted } from './measure.js';
 
 export const ANALYTICS_TOKEN = 'bench-fairness-analytics-token-4567';
 export const EXPORTS = 20;
@@ -19,7 +20,7 @@ export const round = (ms: number) => Math.round(ms * 10) / 10;
 export function percentile(values: number[], p: number): number | null {
   if (values.length === 0) return null;
   const sorted = [...values].sort((a, b) => a - b);
-  return round(sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!);
+  return round(percentileOfSorted(sorted, p));
 }
 export const count = (map: Record<string, number>, key: string | number) => {
   map[key] = (map[key] ?? 0) + 1;

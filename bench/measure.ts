@@ -82,6 +82,11 @@ export function machine(extra: Record<string, unknown> = {}): Record<string, unk
   };
 }
 
+/** The nearest-rank `p`th percentile of values sorted ascending. */
+export function percentileOfSorted(sorted: readonly number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+}
+
 export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);

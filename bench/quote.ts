@@ -24,7 +24,7 @@ import { createContext } from '../schema/context.js';
 import { schema } from '../schema/index.js';
 import { query } from '../store/db.js';
 import { startTestService } from '../test/helpers/service.js';
-import { ownCpuMsSince, RSS_TARGET_MB, rssOf, writeResult } from './measure.js';
+import { ownCpuMsSince, percentileOfSorted, RSS_TARGET_MB, rssOf, writeResult } from './measure.js';
 
 const N = Number(process.env.BENCH_QUOTE_N ?? 400);
 /**
@@ -38,10 +38,7 @@ const TARGET_ADDED_P50_MS = 2;
 const BASE_PORT = Number(process.env.BENCH_QUOTE_PORT ?? 19300);
 const AMOUNT = 1_000_000_000n; // 1,000 tokens of 6 decimals
 
-function percentile(sorted: number[], p: number): number {
-  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
-  return sorted[index]!;
-}
+const percentile = percentileOfSorted;
 
 function summary(name: string, samples: number[]) {
   const sorted = [...samples].sort((a, b) => a - b);

@@ -22,16 +22,20 @@ import { createKey } from '../resolvers/apiKeys.js';
 import { startService } from '../service.js';
 import { createTestDatabase } from '../test/helpers/postgres.js';
 import { startReceiver, verified } from '../test/helpers/webhookReceiver.js';
-import { type LatencySeries, machine, printLatencyTable, writeResult } from './measure.js';
+import {
+  type LatencySeries,
+  machine,
+  percentileOfSorted,
+  printLatencyTable,
+  writeResult,
+} from './measure.js';
 
 const POSITIONS = Number(process.env.BENCH_POSITIONS ?? 30);
 const BASE_PORT = Number(process.env.BENCH_WEBHOOKS_PORT ?? 19446);
 const MNEMONIC = 'test test test test test test test test test test test junk';
 const maker = mnemonicToAccount(MNEMONIC, { addressIndex: 9 });
 
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
-}
+const percentile = percentileOfSorted;
 const round = (ms: number) => Math.round(ms * 10) / 10;
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'bench-webhooks-'));
