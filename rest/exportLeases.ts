@@ -21,9 +21,8 @@ if ARGV[1] == 'take' then
   if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then return 0 end
   redis.call('ZADD', KEYS[1], now + ttl, ARGV[4])
 else
-  if redis.call('ZADD', KEYS[1], 'XX', 'CH', now + ttl, ARGV[4]) == 0 and not redis.call('ZSCORE', KEYS[1], ARGV[4]) then
-    return 0
-  end
+  if not redis.call('ZSCORE', KEYS[1], ARGV[4]) then return 0 end
+  redis.call('ZADD', KEYS[1], 'XX', now + ttl, ARGV[4])
 end
 redis.call('PEXPIRE', KEYS[1], ttl)
 return 1

@@ -9,7 +9,7 @@ import type { Redis } from 'ioredis';
 import { ApiError } from '../lib/errors.js';
 import { type Lease, takeExportLease } from './exportLeases.js';
 
-/** Seconds a refused export is told to wait (an export of 100,000 rows takes a few seconds). */
+/** Seconds a refused export is told to wait before asking again (an export runs for seconds to minutes). */
 const RETRY_AFTER_SECONDS = 5;
 
 export class ExportSlots {
