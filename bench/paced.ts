@@ -13,6 +13,7 @@
  * the server's latency (p99 13-15 ms against a hello-world server at a third of its peak).
  */
 import net from 'node:net';
+import { setPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { LoadResult } from './lib.js';
 import { ownCpuMsSince } from './measure.js';
@@ -86,10 +87,15 @@ export async function paced(
   };
 
   const pool: Connection[] = [];
-  for (let i = 0; i < connections; i++) {
+  let ended = false;
+  // A connection the server closed while idle (its keep-alive timeout) is opened again at once, as an
+  // HTTP client's pool would, so the next request does not meet a closed socket.
+  const open = (c: Connection) => {
     const socket = net.connect(Number(port), hostname);
     socket.setNoDelay(true);
-    const c: Connection = { socket, busy: false, due: 0, status: 0, remaining: -1, head: Buffer.alloc(0) };
+    c.socket = socket;
+    c.remaining = -1;
+    c.head = Buffer.alloc(0);
     socket.on('data', (chunk: Buffer) => {
       let data = chunk;
       while (data.length > 0 && c.busy) {
@@ -119,7 +125,12 @@ export async function paced(
     // A socket the server closed under a request in flight ends that request as an error.
     socket.on('close', () => {
       if (c.busy) complete(c, false);
+      if (!ended) open(c);
     });
+  };
+  for (let i = 0; i < connections; i++) {
+    const c = { busy: false, due: 0, status: 0, remaining: -1, head: Buffer.alloc(0) } as Connection;
+    open(c);
     pool.push(c);
   }
   await Promise.all(pool.map((c) => new Promise((resolve) => c.socket.once('connect', resolve))));
@@ -151,6 +162,7 @@ export async function paced(
   pump();
   await finished;
   clearInterval(timer);
+  ended = true;
   for (const c of pool) c.socket.destroy();
 
   const elapsed = (performance.now() - start) / 1000;
@@ -180,6 +192,8 @@ interface PacedRun {
   seconds: number;
   distinctClients?: boolean;
   headers?: Record<string, string>;
+  /** The process's CPU priority (nice value); unset, it inherits the caller's. */
+  priority?: number;
 }
 
 /** `paced` in a fresh node process (nothing else in its heap or event loop); resolves its figures. */
@@ -189,16 +203,24 @@ export async function pacedApart(
   paths: string[],
   rate: number,
   seconds: number,
-  options: { distinctClients?: boolean; headers?: Record<string, string> } = {},
+  options: { distinctClients?: boolean; headers?: Record<string, string>; priority?: number } = {},
 ): Promise<LoadResult> {
   const run: PacedRun = { name, url, paths, rate, seconds, ...options };
   return runApart<LoadResult>(fileURLToPath(import.meta.url), run, `paced load for ${name}`);
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const { name, url, paths, rate, seconds, distinctClients, headers } = JSON.parse(
+  const { name, url, paths, rate, seconds, distinctClients, headers, priority } = JSON.parse(
     process.argv[2]!,
   ) as PacedRun;
+  if (priority !== undefined) {
+    try {
+      setPriority(priority);
+    } catch (error) {
+      // Raising a priority needs CAP_SYS_NICE: the run goes on at the inherited one, and says so.
+      console.error(`paced: priority ${priority} refused (${String(error)}); running at the caller's`);
+    }
+  }
   process.stdout.write(
     JSON.stringify(
       await paced(name, url, paths, rate, seconds, 20, {

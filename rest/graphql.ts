@@ -10,6 +10,7 @@ import { createContext, type GraphQLContext, type GraphQLRole } from '../schema/
 import { sendError } from './envelope.js';
 import { cacheableDocument, createPrefixedRedisCache } from './graphqlCache.js';
 import {
+  ANALYTICS_CONCURRENCY,
   armorPlugin,
   concurrencyGate,
   limitRefusal,
@@ -203,5 +204,13 @@ export function bodyBound(services: Services): RequestHandler {
 
 /** What runs before yoga on /graphql: the token, the body's bound, then the bound on concurrent operations. */
 export function graphqlGuard(services: Services): RequestHandler[] {
-  return [internalAuth(services), bodyBound(services), concurrencyGate(services.config.docsUrl)];
+  const analyticsGate = concurrencyGate(services.config.docsUrl, ANALYTICS_CONCURRENCY);
+  const analyticsTurn: RequestHandler = (req, res, next) =>
+    res.locals.graphqlRole === 'analytics' ? analyticsGate(req, res, next) : next();
+  return [
+    internalAuth(services),
+    bodyBound(services),
+    analyticsTurn,
+    concurrencyGate(services.config.docsUrl),
+  ];
 }

@@ -364,6 +364,37 @@ describe('analytics work cannot starve the public paths', () => {
   }, 60_000);
 });
 
+describe('the analytics token takes its turn', () => {
+  it("runs its documents one at a time, while the administration token's are not held behind them", async () => {
+    const locker = new pg.Client({ connectionString: databaseUrl });
+    await locker.connect();
+    try {
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE swaps IN ACCESS EXCLUSIVE MODE');
+      const query = '{ strategies(first: 1) { edges { node { hash recentSwaps(limit: 1) { txHash } } } } }';
+      const settledAt = new Map<string, number>();
+      const began = performance.now();
+      const timed = (name: string, answer: Promise<GraphqlAnswer>) =>
+        answer.finally(() => settledAt.set(name, performance.now() - began));
+      // Both stuck behind the lock until the statement timeout cuts them: run side by side they would end
+      // together; in turns the second starts only when the first has ended.
+      const first = timed('first', post(ANALYTICS_TOKEN, { query }));
+      const second = timed('second', post(ANALYTICS_TOKEN, { query }));
+      const admin = timed('admin', post(INTERNAL_TOKEN, { query: '{ chains { key } }' }));
+      expect((await admin).status).toBe(200);
+      const [a, b] = await Promise.all([first, second]);
+      for (const answer of [a, b]) expect(codes(answer)[0]).toMatch(/^UPSTREAM_(TIMEOUT|UNAVAILABLE)$/);
+      const timings = JSON.stringify(Object.fromEntries(settledAt));
+      expect(settledAt.get('admin')!, timings).toBeLessThan(settledAt.get('first')!);
+      // The second waited for the whole of the first: it ended at least half a first's length later.
+      expect(settledAt.get('second')! - settledAt.get('first')!, timings).toBeGreaterThan(a.ms / 2);
+    } finally {
+      await locker.query('ROLLBACK').catch(() => {});
+      await locker.end();
+    }
+  }, 30_000);
+});
+
 describe('tokens: INTERNAL_TOKEN administers, ANALYTICS_TOKEN reads', () => {
   const createKey = 'mutation { createApiKey(input: { environment: TEST, label: "t" }) { key keyId } }';
 
