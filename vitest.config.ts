@@ -8,10 +8,14 @@ export default defineConfig({
   resolve: { alias: [{ find: /^graphql$/, replacement: 'graphql/index.js' }] },
   test: {
     include: ['test/**/*.test.ts'],
+    globalSetup: ['./test/setup/seed.ts', './test/setup/devnet.ts'],
     pool: 'forks',
     fileParallelism: false,
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    reporters: ['default'],
+    // Per-file and per-test durations of every run in test-results/vitest.json; the ten slowest files
+    // printed at the end.
+    reporters: ['default', 'json', './test/reporters/slowestFiles.ts'],
+    outputFile: { json: 'test-results/vitest.json' },
   },
 });

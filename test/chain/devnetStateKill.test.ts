@@ -8,14 +8,15 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { portAnswers } from '../../devnet/anvil.js';
 import { seededRandom } from '../../devnet/strategies.js';
 import { testPort } from '../helpers/ports.js';
+import { runSeed } from '../helpers/seeds.js';
 
 const SAVER = fileURLToPath(new URL('../helpers/stateSaver.ts', import.meta.url));
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const PORT = testPort(18790);
 const ROUNDS = 20;
-// Reproducible: TEST_SEED replays a failing run (the seed is printed, and named by every failure).
-const SEED = Number(process.env.TEST_SEED ?? Math.floor(Math.random() * 2 ** 31));
-console.log(`devnet state kill test: TEST_SEED=${SEED}`);
+// Reproducible: the run's seed (test/setup/seed.ts) is named by the title and every failure;
+// TEST_SEED=<seed> replays it.
+const SEED = runSeed();
 
 const dir = mkdtempSync(path.join(tmpdir(), 'devnet-state-kill-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -107,7 +108,7 @@ describe('devnet state saved under kills', () => {
     }
   });
 
-  it(`a kill at a random moment of the saves never leaves a state that does not load (${ROUNDS} rounds)`, async () => {
+  it(`a kill at a random moment of the saves never leaves a state that does not load (${ROUNDS} rounds, seed ${SEED})`, async () => {
     const random = seededRandom(SEED);
     const file = path.join(dir, 'anvil-test.json');
     let lastLoaded = 0;

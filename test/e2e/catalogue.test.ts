@@ -5,8 +5,9 @@ import type { Address, Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { aquaAbi } from '../../chain/abi.js';
 import { dockCalldata } from '../../chain/calldata.js';
-import { type Devnet, startDevnet } from '../../devnet/devnet.js';
+import type { Devnet } from '../../devnet/devnet.js';
 import { query } from '../../store/db.js';
+import { startSeededDevnet } from '../helpers/devnetSnapshot.js';
 import { testPort } from '../helpers/ports.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
@@ -67,7 +68,7 @@ async function until<T>(
 
 beforeAll(async () => {
   dataDir = mkdtempSync(path.join(tmpdir(), 'catalogue-e2e-'));
-  devnet = await startDevnet({ basePort: BASE_PORT, dataDir, activityMs: 2_000_000_000 });
+  devnet = await startSeededDevnet({ basePort: BASE_PORT, dataDir, activityMs: 2_000_000_000 });
   // The service's own indexer (INDEXER=embedded): it is started, indexed and rolled up before this resolves.
   svc = await startTestService({
     chains: devnet.chains,

@@ -12,10 +12,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { swapCalldata } from '../../chain/calldata.js';
 import { decodeStrategy } from '../../chain/order.js';
 import { exactInTakerTraits } from '../../chain/takerTraits.js';
-import { type Devnet, startDevnet } from '../../devnet/devnet.js';
+import type { Devnet } from '../../devnet/devnet.js';
 import { devnetRpc, sendAndWait } from '../../devnet/wallet.js';
 import { pruneCatalogueEvents } from '../../store/catalogueEvents.js';
 import { contractValidator, expectMatchesContract } from '../helpers/contract.js';
+import { startSeededDevnet } from '../helpers/devnetSnapshot.js';
 import { testPort } from '../helpers/ports.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { openSse, type SseMessage, type SseStream } from '../helpers/sse.js';
@@ -93,7 +94,7 @@ const parsed = (m: SseMessage) => ({ id: Number(m.id), kind: m.event, data: JSON
 beforeAll(async () => {
   dataDir = mkdtempSync(path.join(tmpdir(), 'events-e2e-'));
   // No activity bot: the events are the seed's and this suite's swaps.
-  devnet = await startDevnet({ basePort: BASE_PORT, dataDir, activityMs: 3_600_000 });
+  devnet = await startSeededDevnet({ basePort: BASE_PORT, dataDir, activityMs: 3_600_000 });
   svc = await startTestService({
     chains: devnet.chains,
     env: {

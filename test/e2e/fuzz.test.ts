@@ -12,7 +12,8 @@
  * exactly the positions of the 200 prepares, each one valid; no API key appeared; the catalogue
  * tables are byte for byte what they were.
  *
- * Devnet ports 19600-19602. FUZZ_SEED=<n> replays a run (the seed is printed with any failure).
+ * Devnet ports 19600-19602. Half the requests come from the fixed seed, half from the run's random one;
+ * a failure names its seed, and TEST_SEED=<seed> generates its requests again.
  *
  * The pieces live in test/e2e/fuzz/ (modules, not test files): config.ts (seed, scale, requests per
  * endpoint), arbitraries.ts (the hostile values and encodings every generator draws from), request.ts
@@ -26,13 +27,15 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Devnet, startDevnet } from '../../devnet/devnet.js';
+import type { Devnet } from '../../devnet/devnet.js';
 import { startIndexer } from '../../indexer/index.js';
 import { POSITION_LIMITS, WALLET_PATTERN } from '../../rest/positionRequest.js';
 import { query } from '../../store/db.js';
+import { startSeededDevnet } from '../helpers/devnetSnapshot.js';
+import { seeds } from '../helpers/seeds.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { generators } from './fuzz/cases/index.js';
-import { BASE_PORT, type Endpoint, RUNS, SCALE, SEED } from './fuzz/config.js';
+import { BASE_PORT, type Endpoint, RUNS, SCALE } from './fuzz/config.js';
 import type { FuzzContext } from './fuzz/context.js';
 import type { Case } from './fuzz/request.js';
 import { describeFailure, type Outcome, run } from './fuzz/run.js';
@@ -80,7 +83,7 @@ const json = (res: Response) => res.json() as Promise<Record<string, unknown>>;
 beforeAll(async () => {
   dataDir = mkdtempSync(path.join(tmpdir(), 'fuzz-e2e-'));
   // The activity bot stays idle and the indexer runs once, then never again: the catalogue is frozen.
-  devnet = await startDevnet({ basePort: BASE_PORT, dataDir, activityMs: 0 });
+  devnet = await startSeededDevnet({ basePort: BASE_PORT, dataDir, activityMs: 0 });
   svc = await startTestService({
     chains: devnet.chains,
     // A request that never completes (a Content-Length with no body) is cut after 1.5 s, not 10.
@@ -167,7 +170,9 @@ afterAll(async () => {
 
 // ---------------------------------------------------------------------------------------------------
 
-describe(`fuzzing every endpoint (seed ${SEED})`, () => {
+const SEEDS = seeds();
+
+describe(`fuzzing every endpoint (seeds ${SEEDS.join(', ')})`, () => {
   const outcomes: Outcome[] = [];
 
   it('answers every generated request with a documented status and a valid body or envelope', async () => {
@@ -175,16 +180,18 @@ describe(`fuzzing every endpoint (seed ${SEED})`, () => {
     const cpu0 = process.cpuUsage();
     const arbitraries = generators(ctx);
     const cases: Case[] = [];
-    let offset = 0;
-    for (const [endpoint, runs] of Object.entries(RUNS) as [Endpoint, number][]) {
-      cases.push(
-        ...fc.sample(arbitraries[endpoint], { seed: SEED + offset++, numRuns: Math.ceil(runs * SCALE) }),
-      );
+    for (const seed of SEEDS) {
+      let offset = 0;
+      for (const [endpoint, runs] of Object.entries(RUNS) as [Endpoint, number][]) {
+        const numRuns = Math.ceil((runs * SCALE) / SEEDS.length);
+        for (const c of fc.sample(arbitraries[endpoint], { seed: seed + offset++, numRuns }))
+          cases.push({ ...c, seed });
+      }
     }
     // Interleave the endpoints so the buckets, caches and the pool see a mixed load (seeded shuffle).
     const shuffled = [...cases];
     const order = fc.sample(fc.integer({ min: 0, max: 2 ** 31 - 1 }), {
-      seed: SEED,
+      seed: SEEDS.at(-1)!,
       numRuns: shuffled.length,
     });
     for (let i = shuffled.length - 1; i > 0; i--) {
@@ -219,8 +226,8 @@ describe(`fuzzing every endpoint (seed ${SEED})`, () => {
         ];
       }),
     );
-    console.info(`fuzz seed ${SEED}: ${outcomes.length} requests`, JSON.stringify(perEndpoint));
-    expect(failures.length, `seed ${SEED}\n${failures.slice(0, 15).map(describeFailure).join('\n')}`).toBe(0);
+    console.info(`fuzz seeds ${SEEDS.join(', ')}: ${outcomes.length} requests`, JSON.stringify(perEndpoint));
+    expect(failures.length, failures.slice(0, 15).map(describeFailure).join('\n')).toBe(0);
     // ~35 s of CPU (the service and the client share this process); more on a busy machine.
   }, 300_000);
 

@@ -4,7 +4,8 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { type Devnet, startDevnet } from '../../devnet/devnet.js';
+import type { Devnet } from '../../devnet/devnet.js';
+import { startSeededDevnet } from '../helpers/devnetSnapshot.js';
 import { testPort } from '../helpers/ports.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
@@ -29,7 +30,7 @@ let svc: TestService;
 
 beforeAll(async () => {
   dataDir = mkdtempSync(path.join(tmpdir(), 'observability-e2e-'));
-  devnet = await startDevnet({ basePort: testPort(19700), dataDir, activityMs: 0 });
+  devnet = await startSeededDevnet({ basePort: testPort(19700), dataDir, activityMs: 0 });
   svc = await startTestService({
     chains: devnet.chains,
     env: { INDEXER: 'embedded', INDEXER_POLL_MS: '100', METRICS_TOKEN, TRUST_PROXY: '1' },

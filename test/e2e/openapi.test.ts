@@ -20,7 +20,7 @@ import { type Browser, chromium } from 'playwright-core';
 import { type Address, getAddress } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { shipCalldata } from '../../chain/calldata.js';
-import { type Devnet, startDevnet } from '../../devnet/devnet.js';
+import type { Devnet } from '../../devnet/devnet.js';
 import { buildStrategy, type LiveStrategy, units } from '../../devnet/strategies.js';
 import { devnetRpc, sendAndWait } from '../../devnet/wallet.js';
 import type { ChainConfig } from '../../lib/config.js';
@@ -30,6 +30,7 @@ import { OpenApiValidator } from '../../rest/openapiValidator.js';
 import { routes } from '../../rest/routes/index.js';
 import { errorEnvelope } from '../../rest/schemas/common.js';
 import { contractProblems } from '../helpers/contract.js';
+import { startSeededDevnet } from '../helpers/devnetSnapshot.js';
 import { eventually } from '../helpers/load.js';
 import { fundOwnMaker } from '../helpers/ownMaker.js';
 import { testPort } from '../helpers/ports.js';
@@ -149,7 +150,7 @@ async function shipOwnStrategies(): Promise<void> {
 
 beforeAll(async () => {
   dataDir = mkdtempSync(path.join(tmpdir(), 'openapi-e2e-'));
-  devnet = await startDevnet({ basePort: BASE_PORT, dataDir, activityMs: 1000 });
+  devnet = await startSeededDevnet({ basePort: BASE_PORT, dataDir, activityMs: 1000 });
   await shipOwnStrategies();
   svc = await startTestService({
     chains: devnet.chains,

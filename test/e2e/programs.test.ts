@@ -3,9 +3,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { getAddress } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Devnet, startDevnet } from '../../devnet/devnet.js';
+import type { Devnet } from '../../devnet/devnet.js';
 import { query } from '../../store/db.js';
 import { expectMatchesContract } from '../helpers/contract.js';
+import { startSeededDevnet } from '../helpers/devnetSnapshot.js';
 import { testPort } from '../helpers/ports.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
@@ -55,7 +56,7 @@ let unreadable: Body;
 
 beforeAll(async () => {
   dataDir = mkdtempSync(path.join(tmpdir(), 'programs-e2e-'));
-  devnet = await startDevnet({ basePort: BASE_PORT, dataDir, activityMs: 0 });
+  devnet = await startSeededDevnet({ basePort: BASE_PORT, dataDir, activityMs: 0 });
   svc = await startTestService({
     chains: devnet.chains,
     env: { TRUST_PROXY: '1', INDEXER: 'embedded', INDEXER_POLL_MS: '100', ROLLUP_REFRESH_MS: '300' },

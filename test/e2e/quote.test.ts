@@ -11,11 +11,12 @@ import { decodeStrategy } from '../../chain/order.js';
 import { decodeProgram, uintArg } from '../../chain/program.js';
 import { ChainRegistry } from '../../chain/registry.js';
 import { exactInTakerTraits } from '../../chain/takerTraits.js';
-import { type Devnet, startDevnet } from '../../devnet/devnet.js';
+import type { Devnet } from '../../devnet/devnet.js';
 import { buildStrategy } from '../../devnet/strategies.js';
 import { type Indexer, startIndexer } from '../../indexer/index.js';
 import type { ChainConfig } from '../../lib/config.js';
 import { query } from '../../store/db.js';
+import { startSeededDevnet } from '../helpers/devnetSnapshot.js';
 import { testPort } from '../helpers/ports.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
@@ -133,7 +134,7 @@ async function send(from: Address, to: Address, data: Hex) {
 beforeAll(async () => {
   dataDir = mkdtempSync(path.join(tmpdir(), 'quote-e2e-'));
   // The activity bot must not move the pools between a quote and the swap that checks it.
-  devnet = await startDevnet({ basePort: BASE_PORT, dataDir, activityMs: 0 });
+  devnet = await startSeededDevnet({ basePort: BASE_PORT, dataDir, activityMs: 0 });
   base = devnet.chains.find((c) => c.key === 'base')!;
   hanging = net.createServer((socket) => {
     hangingSockets.add(socket);

@@ -20,8 +20,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ServiceProcess, spawnService } from '../../bench/processes.js';
 import { aquaAbi, routerAbi } from '../../chain/abi.js';
 import { createChainClient } from '../../chain/clients.js';
-import { type Devnet, startDevnet } from '../../devnet/devnet.js';
+import type { Devnet } from '../../devnet/devnet.js';
 import { CHAIN_LOCK_SPACE } from '../../indexer/writerLock.js';
+import { startSeededDevnet } from '../helpers/devnetSnapshot.js';
 import { eventually } from '../helpers/load.js';
 import { testPort } from '../helpers/ports.js';
 import { createTestDatabase, MACHINE_REDIS } from '../helpers/postgres.js';
@@ -171,7 +172,7 @@ async function expectCatalogueMatchesChains(): Promise<void> {
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'gw-replicas-'));
   [devnet, database] = await Promise.all([
-    startDevnet({ basePort: DEVNET_PORT, dataDir, activityMs: 1500 }),
+    startSeededDevnet({ basePort: DEVNET_PORT, dataDir, activityMs: 1500 }),
     createTestDatabase(),
   ]);
   db = new pg.Pool({ connectionString: database.url, max: 2 });

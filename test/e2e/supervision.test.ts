@@ -7,6 +7,7 @@ import { type ServiceProcess, spawnService } from '../../bench/processes.js';
 import { portAnswers } from '../../devnet/anvil.js';
 import { eventually } from '../helpers/load.js';
 import { testPort } from '../helpers/ports.js';
+import { seedDataDir } from '../helpers/devnetSnapshot.js';
 
 /**
  * The default mode supervises what it started: an embedded Postgres or an anvil killed under it comes
@@ -20,6 +21,8 @@ let service: ServiceProcess;
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'gw-supervise-'));
+  // The run's seeded chains: what is supervised here is their anvils, not their first seeding.
+  await seedDataDir(dataDir, DEVNET_PORT);
   service = await spawnService(
     {
       PORT: '0',

@@ -3,8 +3,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Devnet, startDevnet } from '../../devnet/devnet.js';
+import type { Devnet } from '../../devnet/devnet.js';
 import type { ChainConfig } from '../../lib/config.js';
+import { startSeededDevnet } from '../helpers/devnetSnapshot.js';
 import { testPort } from '../helpers/ports.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
@@ -26,7 +27,7 @@ let sepolia: ChainConfig;
 
 beforeAll(async () => {
   dataDir = mkdtempSync(path.join(tmpdir(), 'web-e2e-'));
-  devnet = await startDevnet({ basePort: BASE_PORT, dataDir, activityMs: 500 });
+  devnet = await startSeededDevnet({ basePort: BASE_PORT, dataDir, activityMs: 500 });
   sepolia = devnet.chains.find((c) => c.testnet && c.pilot)!;
   svc = await startTestService({
     chains: devnet.chains,

@@ -20,9 +20,10 @@ import {
 import { erc20Abi } from '../../chain/abi.js';
 import { type ChainClient, createChainClient, viemChainOf } from '../../chain/clients.js';
 import { ChainRegistry } from '../../chain/registry.js';
-import { type Devnet, startDevnet } from '../../devnet/devnet.js';
+import type { Devnet } from '../../devnet/devnet.js';
 import { type Indexer, startIndexer } from '../../indexer/index.js';
 import type { ChainConfig } from '../../lib/config.js';
+import { startSeededDevnet } from './devnetSnapshot.js';
 import { type RpcProxy, startRpcProxy } from './rpcProxy.js';
 import { startTestService, type TestService } from './service.js';
 
@@ -78,7 +79,7 @@ export async function startWritePath(options: {
     for (const part of started.splice(0).reverse()) await part();
   };
   try {
-    const devnet = await startDevnet({ basePort: options.basePort, dataDir, activityMs: 0 });
+    const devnet = await startSeededDevnet({ basePort: options.basePort, dataDir, activityMs: 0 });
     started.push(() => devnet.stop());
     const base = devnet.chains.find((c) => c.key === 'base')!;
     const proxy = await startRpcProxy({ port: options.proxyPort, mode: 'forward', target: base.rpcUrl });

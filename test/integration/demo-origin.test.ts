@@ -7,10 +7,11 @@ import { type Address, getAddress, type Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { erc20Abi, routerAbi } from '../../chain/abi.js';
 import { type ChainClient, createChainClient } from '../../chain/clients.js';
-import { type Devnet, startDevnet } from '../../devnet/devnet.js';
+import type { Devnet } from '../../devnet/devnet.js';
 import type { ChainConfig } from '../../lib/config.js';
 import type { BalancesView } from '../../resolvers/balances.js';
 import type { PilotView } from '../../resolvers/pilot.js';
+import { startSeededDevnet } from '../helpers/devnetSnapshot.js';
 import { testPort } from '../helpers/ports.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
@@ -89,7 +90,7 @@ function expectBucket(reply: Reply, bucket: 'pilot' | 'balances') {
 
 beforeAll(async () => {
   dataDir = mkdtempSync(path.join(tmpdir(), 'demo-origin-'));
-  devnet = await startDevnet({ basePort: BASE_PORT, dataDir, activityMs: 400 });
+  devnet = await startSeededDevnet({ basePort: BASE_PORT, dataDir, activityMs: 400 });
   const chain = devnet.chains.find((c) => c.testnet && c.pilot);
   if (!chain?.pilot) throw new Error('the devnet has no pilot chain');
   sepolia = { ...chain, pilot: chain.pilot };

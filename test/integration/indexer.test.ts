@@ -10,7 +10,7 @@ import { AQUA_TRAITS, decodeStrategy, encodeStrategy, strategyHashOf } from '../
 import { buildProgram, salt, xycSwap } from '../../chain/program.js';
 import { ChainRegistry } from '../../chain/registry.js';
 import { exactInTakerTraits } from '../../chain/takerTraits.js';
-import { type Devnet, startDevnet } from '../../devnet/devnet.js';
+import type { Devnet } from '../../devnet/devnet.js';
 import { devnetRpc, sendAndWait } from '../../devnet/wallet.js';
 import { type Indexer, startIndexer } from '../../indexer/index.js';
 import { windowStarts } from '../../indexer/rollup.js';
@@ -22,6 +22,7 @@ import { startService } from '../../service.js';
 import { createDb, type Db } from '../../store/db.js';
 import { migrate } from '../../store/migrate.js';
 import { type CatalogueRollup, readRollup } from '../../store/rollups.js';
+import { startSeededDevnet } from '../helpers/devnetSnapshot.js';
 import { catalogueSnapshot } from '../helpers/indexerSnapshot.js';
 import { testPort } from '../helpers/ports.js';
 import { createTestDatabase } from '../helpers/postgres.js';
@@ -132,7 +133,7 @@ async function swap(chainKey: string, s: StoredStrategy, amount: bigint, aToB = 
 beforeAll(async () => {
   dataDir = mkdtempSync(path.join(tmpdir(), 'indexer-test-'));
   // No activity bot ticks during the suite: the history is the seed plus what the tests do.
-  devnet = await startDevnet({ basePort: BASE_PORT, dataDir, activityMs: 3_600_000 });
+  devnet = await startSeededDevnet({ basePort: BASE_PORT, dataDir, activityMs: 3_600_000 });
   registry = new ChainRegistry(devnet.chains);
   clients = createChainClients(registry, { rpcTimeoutMs: 5000 });
   main = await freshDb();

@@ -4,6 +4,7 @@ import { createDb, type Db } from '../../store/db.js';
 import { migrate } from '../../store/migrate.js';
 import { fixtureChains, insertStrategyGrid } from '../helpers/catalogue.js';
 import { createTestDatabase } from '../helpers/postgres.js';
+import { runsPerSeed, seeds } from '../helpers/seeds.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
 /**
@@ -161,7 +162,7 @@ describe('random cursors never give a 5xx', () => {
     return res.status;
   }
 
-  it('base64url of random bytes', async () => {
+  it.each(seeds())('base64url of random bytes (seed %i)', async (seed) => {
     await fc.assert(
       fc.asyncProperty(
         fc.uint8Array({ minLength: 1, maxLength: 290 }),
@@ -175,11 +176,11 @@ describe('random cursors never give a 5xx', () => {
           expect(await status(path)).toBeLessThan(500);
         },
       ),
-      { numRuns: 120 },
+      { seed, numRuns: runsPerSeed(120) },
     );
   });
 
-  it('mutations of a real cursor', async () => {
+  it.each(seeds())('mutations of a real cursor (seed %i)', async (seed) => {
     const texts = {
       recent: Buffer.from(real.recent, 'base64url'),
       volume: Buffer.from(real.volume, 'base64url'),
@@ -216,52 +217,57 @@ describe('random cursors never give a 5xx', () => {
           expect(await status(path)).toBeLessThan(500);
         },
       ),
-      { numRuns: 150 },
+      { seed, numRuns: runsPerSeed(150) },
     );
   });
 
-  it('well-formed cursors with random digits, strings and numbers in every field', async () => {
-    const digits = (n: number) => fc.stringMatching(new RegExp(`^\\d{${n}}$`));
-    const timestamp = fc
-      .tuple(
-        digits(4),
-        digits(2),
-        digits(2),
-        digits(2),
-        digits(2),
-        digits(2),
-        fc.option(digits(6)),
-        digits(2),
-      )
-      .map(([y, mo, d, h, mi, s, us, off]) => `${y}-${mo}-${d} ${h}:${mi}:${s}${us ? `.${us}` : ''}+${off}`);
-    // Any UTF-16 code units, ASCII more often: NULs, control characters and lone surrogates included.
-    const utf16 = fc
-      .array(fc.oneof(fc.integer({ min: 0, max: 0x7f }), fc.integer({ min: 0, max: 0xffff })), {
-        maxLength: 70,
-      })
-      .map((codes) => String.fromCharCode(...codes));
-    const value = fc.oneof(timestamp, fc.double(), utf16, fc.integer());
-    const text = fc.oneof(fc.constant(HASH), fc.constant(base.key), utf16);
-    await fc.assert(
-      fc.asyncProperty(
-        fc.constantFrom('r', 'v'),
-        value,
-        text,
-        text,
-        fc.boolean(),
-        async (code, v, hash, chain, search) => {
-          const sort = code === 'v' ? 'volume' : 'recent';
-          const cursor = cursorOf([code, v, hash, chain]);
-          if (cursor.length > 400) return;
-          const path = search
-            ? `/api/strategies?resource=search&q=usdc&sort=${sort}&cursor=${cursor}`
-            : `/api/strategies?sort=${sort}&cursor=${cursor}`;
-          expect(await status(path)).toBeLessThan(500);
-        },
-      ),
-      { numRuns: 150 },
-    );
-  });
+  it.each(seeds())(
+    'well-formed cursors with random digits, strings and numbers in every field (seed %i)',
+    async (seed) => {
+      const digits = (n: number) => fc.stringMatching(new RegExp(`^\\d{${n}}$`));
+      const timestamp = fc
+        .tuple(
+          digits(4),
+          digits(2),
+          digits(2),
+          digits(2),
+          digits(2),
+          digits(2),
+          fc.option(digits(6)),
+          digits(2),
+        )
+        .map(
+          ([y, mo, d, h, mi, s, us, off]) => `${y}-${mo}-${d} ${h}:${mi}:${s}${us ? `.${us}` : ''}+${off}`,
+        );
+      // Any UTF-16 code units, ASCII more often: NULs, control characters and lone surrogates included.
+      const utf16 = fc
+        .array(fc.oneof(fc.integer({ min: 0, max: 0x7f }), fc.integer({ min: 0, max: 0xffff })), {
+          maxLength: 70,
+        })
+        .map((codes) => String.fromCharCode(...codes));
+      const value = fc.oneof(timestamp, fc.double(), utf16, fc.integer());
+      const text = fc.oneof(fc.constant(HASH), fc.constant(base.key), utf16);
+      await fc.assert(
+        fc.asyncProperty(
+          fc.constantFrom('r', 'v'),
+          value,
+          text,
+          text,
+          fc.boolean(),
+          async (code, v, hash, chain, search) => {
+            const sort = code === 'v' ? 'volume' : 'recent';
+            const cursor = cursorOf([code, v, hash, chain]);
+            if (cursor.length > 400) return;
+            const path = search
+              ? `/api/strategies?resource=search&q=usdc&sort=${sort}&cursor=${cursor}`
+              : `/api/strategies?sort=${sort}&cursor=${cursor}`;
+            expect(await status(path)).toBeLessThan(500);
+          },
+        ),
+        { seed, numRuns: runsPerSeed(150) },
+      );
+    },
+  );
 });
 
 describe('the other values of list and search', () => {
@@ -298,7 +304,7 @@ describe('the other values of list and search', () => {
     }
   });
 
-  it('never give a 5xx, whatever bytes they hold', async () => {
+  it.each(seeds())('never give a 5xx, whatever bytes they hold (seed %i)', async (seed) => {
     await fc.assert(
       fc.asyncProperty(
         fc.constantFrom('q', 'pair', 'chain', 'limit', 'sort'),
@@ -315,7 +321,7 @@ describe('the other values of list and search', () => {
           expect(res.status).toBeLessThan(500);
         },
       ),
-      { numRuns: 150 },
+      { seed, numRuns: runsPerSeed(150) },
     );
   });
 });

@@ -17,6 +17,7 @@ import { exactInTakerTraits } from '../../chain/takerTraits.js';
 import { ApiError } from '../../lib/errors.js';
 import { parseQuoteAmount } from '../../resolvers/quote.js';
 import { programFees } from '../../resolvers/quoteFees.js';
+import { seeds } from '../helpers/seeds.js';
 
 const receiver = '0x00000000000000000000000000000000000000fe' as Address;
 const chain = {
@@ -57,51 +58,58 @@ describe('simulation calldata', () => {
     expect(() => template(1n << 256n)).toThrow(RangeError);
   });
 
-  it("a swap's template gives the same bytes as a full encoding, for any amount and taker", () => {
-    const template = swapSimulationTemplate(chain, params);
-    fc.assert(
-      fc.property(
-        fc.bigInt({ min: 1n, max: (1n << 256n) - 1n }),
-        fc.uint8Array({ minLength: 20, maxLength: 20 }),
-        (amount, bytes) => {
-          const taker = getAddress(`0x${Buffer.from(bytes).toString('hex')}`);
-          const full = simulationCalldata(chain, { ...params, amount, taker });
-          expect(template(amount, taker)).toBe(full);
-          expect(template(amount, taker.toLowerCase() as Address)).toBe(full);
-        },
-      ),
-      { numRuns: 200 },
-    );
-    // The taker's legs are there: not the quote's calldata.
-    const taker = '0x00000000000000000000000000000000000000d1' as Address;
-    expect(template(5n, taker)).not.toBe(simulationTemplate(chain, params)(5n));
-    expect(() => template(5n, '0x1234' as Address)).toThrow(RangeError);
-    expect(() => template(-1n, taker)).toThrow(RangeError);
-  });
+  it.each(seeds())(
+    "a swap's template gives the same bytes as a full encoding, for any amount and taker (seed %i)",
+    (seed) => {
+      const template = swapSimulationTemplate(chain, params);
+      fc.assert(
+        fc.property(
+          fc.bigInt({ min: 1n, max: (1n << 256n) - 1n }),
+          fc.uint8Array({ minLength: 20, maxLength: 20 }),
+          (amount, bytes) => {
+            const taker = getAddress(`0x${Buffer.from(bytes).toString('hex')}`);
+            const full = simulationCalldata(chain, { ...params, amount, taker });
+            expect(template(amount, taker)).toBe(full);
+            expect(template(amount, taker.toLowerCase() as Address)).toBe(full);
+          },
+        ),
+        { seed, numRuns: 200 },
+      );
+      // The taker's legs are there: not the quote's calldata.
+      const taker = '0x00000000000000000000000000000000000000d1' as Address;
+      expect(template(5n, taker)).not.toBe(simulationTemplate(chain, params)(5n));
+      expect(() => template(5n, '0x1234' as Address)).toThrow(RangeError);
+      expect(() => template(-1n, taker)).toThrow(RangeError);
+    },
+  );
 });
 
 describe('programFees', () => {
-  it('matches the router arithmetic of PROTOCOL.md (protocol fee down, maker fee up)', () => {
-    fc.assert(
-      fc.property(
-        fc.bigInt({ min: 1n, max: 10n ** 30n }),
-        fc.integer({ min: 0, max: 50_000_000 }),
-        (amount, flat) => {
-          const fees = programFees(program(flat), amount);
-          const expected = quoteExactIn({
-            amountIn: amount,
-            balanceIn: 1n,
-            balanceOut: 1n,
-            protocolFee1e9: 500_000,
-            flatFee1e9: flat,
-          });
-          expect(fees.protocolFee.amount).toBe(expected.protocolFee.toString());
-          if (flat === 0) expect(fees.makerFee).toBeNull();
-          else expect(fees.makerFee?.amount).toBe(expected.flatFee.toString());
-        },
-      ),
-    );
-  });
+  it.each(seeds())(
+    'matches the router arithmetic of PROTOCOL.md (protocol fee down, maker fee up) (seed %i)',
+    (seed) => {
+      fc.assert(
+        fc.property(
+          fc.bigInt({ min: 1n, max: 10n ** 30n }),
+          fc.integer({ min: 0, max: 50_000_000 }),
+          (amount, flat) => {
+            const fees = programFees(program(flat), amount);
+            const expected = quoteExactIn({
+              amountIn: amount,
+              balanceIn: 1n,
+              balanceOut: 1n,
+              protocolFee1e9: 500_000,
+              flatFee1e9: flat,
+            });
+            expect(fees.protocolFee.amount).toBe(expected.protocolFee.toString());
+            if (flat === 0) expect(fees.makerFee).toBeNull();
+            else expect(fees.makerFee?.amount).toBe(expected.flatFee.toString());
+          },
+        ),
+        { seed },
+      );
+    },
+  );
 
   it('states the rates on both scales', () => {
     const fees = programFees(program(30_000_000), 10_000_000n);

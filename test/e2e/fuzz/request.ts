@@ -7,6 +7,8 @@ export interface Case {
   request: RawRequest;
   /** /graphql with the internal token. */
   internal?: boolean;
+  /** The seed that generated it (set by the runner): TEST_SEED=<seed> generates it again. */
+  seed?: number;
 }
 
 let clientCounter = 0;

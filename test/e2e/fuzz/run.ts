@@ -68,7 +68,7 @@ export function describeFailure(o: Outcome): string {
   const r = o.c.request;
   const body = r.body === undefined ? '' : Buffer.from(r.body).toString('utf8').slice(0, 1000);
   return [
-    `[${o.c.endpoint}${o.c.internal ? ' internal' : ''}] ${o.failure}`,
+    `[${o.c.endpoint}${o.c.internal ? ' internal' : ''}, seed ${o.c.seed}] ${o.failure}`,
     `  ${JSON.stringify(r.method)} ${JSON.stringify(r.target.slice(0, 200))}`,
     `  headers ${JSON.stringify((r.headers ?? []).map(([k, v]) => [k, v.slice(0, 80)]))}`,
     body && `  body ${JSON.stringify(body)}`,

@@ -1,0 +1,63 @@
+/**
+ * One seeded devnet per test run. Deploying and seeding the three chains is most of what a devnet suite
+ * waited for; the first suite that asks builds the seeded state once (a devnet started and stopped, its
+ * state files and manifest kept in the run's directory, test/setup/devnet.ts), and every suite then
+ * starts its own anvils from a copy of it: devnet/persist.ts restores a chain whose state and manifest
+ * entry exist instead of deploying again. Each suite still has chains of its own (its own ports, its
+ * own copy of the state), so what one suite sends never reaches another.
+ *
+ * Suites that test the devnet's own start, seeding or persistence (test/chain/devnet*.test.ts) start
+ * devnets of their own without it.
+ */
+import { existsSync } from 'node:fs';
+import { cp, mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { inject } from 'vitest';
+import { type Devnet, type StartDevnetOptions, startDevnet } from '../../devnet/devnet.js';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** The run's directory for its devnet snapshot (made by test/setup/devnet.ts, removed at the end). */
+    devnetSnapshotDir: string;
+  }
+}
+
+/** Where the snapshot lives once built: `<run dir>/seeded/devnet/` (the layout of a DATA_DIR). */
+function snapshotDataDir(): string {
+  return path.join(inject('devnetSnapshotDir'), 'seeded');
+}
+
+/**
+ * Builds the snapshot on first use: a devnet seeded on `basePort` (the asking suite's ports, free since
+ * the suites run one at a time), stopped so its state is saved, then moved into place in one rename.
+ */
+async function ensureSnapshot(basePort: number): Promise<string> {
+  const ready = snapshotDataDir();
+  if (existsSync(path.join(ready, 'devnet', 'manifest.json'))) return ready;
+  const runDir = inject('devnetSnapshotDir');
+  await mkdir(runDir, { recursive: true });
+  const building = await mkdtemp(path.join(runDir, 'building-'));
+  // No activity: the snapshot is the seeded state itself, the same for every suite.
+  const devnet = await startDevnet({ basePort, dataDir: building, activityMs: 0 });
+  await devnet.stop();
+  try {
+    await rename(building, ready);
+  } catch (error) {
+    // Another process finished first: its snapshot serves.
+    await rm(building, { recursive: true, force: true });
+    if (!existsSync(path.join(ready, 'devnet', 'manifest.json'))) throw error;
+  }
+  return ready;
+}
+
+/** Puts the seeded devnet's state and manifest into `dataDir` (for a service started on DATA_DIR). */
+export async function seedDataDir(dataDir: string, basePort: number): Promise<void> {
+  const snapshot = await ensureSnapshot(basePort);
+  await cp(path.join(snapshot, 'devnet'), path.join(dataDir, 'devnet'), { recursive: true });
+}
+
+/** `startDevnet` from the run's seeded snapshot: the same chains, contracts and strategies, in seconds. */
+export async function startSeededDevnet(options: StartDevnetOptions): Promise<Devnet> {
+  await seedDataDir(options.dataDir, options.basePort);
+  return startDevnet(options);
+}
