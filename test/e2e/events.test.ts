@@ -54,6 +54,9 @@ async function storedEvents(afterId = 0): Promise<StoredEvent[]> {
 }
 
 /** A taker's swap (anvil's account 4, approved for the router by the devnet) on a base USDC/USDT strategy. */
+/** Shorter than a stream lives here: the server's request timeout must not cut an open stream. */
+const REQUEST_TIMEOUT_MS = 3000;
+
 async function swap(): Promise<Hex> {
   const chain = devnet.chains.find((c) => c.key === 'base')!;
   const { rows } = await svc.services.db.query<{ strategy: Hex; token_a: Address; token_b: Address }>(
@@ -101,7 +104,7 @@ beforeAll(async () => {
       INDEXER_POLL_MS: '100',
       EVENTS_HEARTBEAT_MS: '300',
       // Shorter than a stream lives here: the server's request timeout must not cut an open stream.
-      REQUEST_TIMEOUT_MS: '3000',
+      REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS),
       EVENTS_MAX_STREAMS_PER_CLIENT: '2',
       EVENTS_MAX_STREAMS: '3',
       TRUST_PROXY: '1',
@@ -182,6 +185,7 @@ describe('GET /api/events', () => {
   }, 60_000);
 
   it('delivers a swap made on the chain live, and pings while idle', async () => {
+    const opened = Date.now();
     const s = await stream('', client());
     expect(s.res.status).toBe(200);
     // The stream's position comes first, as an id without data.
@@ -189,10 +193,11 @@ describe('GET /api/events', () => {
     await s.waitFor(() => s.lastEventId === String(head), 5_000, 'the position id');
     expect(s.messages).toEqual([]);
     await s.waitFor(() => s.comments.includes('ping'), 5_000, 'a ping');
-    // Past REQUEST_TIMEOUT_MS: the stream is still open and still pinged.
-    await new Promise((resolve) => setTimeout(resolve, 3_500));
-    const pings = s.comments.length;
-    await s.waitFor(() => s.comments.length > pings, 2_000, 'another ping');
+    // Past REQUEST_TIMEOUT_MS: the stream is still open and still pinged. The ping that arrives later
+    // than that after the stream opened is the proof (the deadline only ends a hung test).
+    const late = () =>
+      s.comments.filter((c, i) => c === 'ping' && s.commentsAt[i]! - opened > REQUEST_TIMEOUT_MS);
+    await s.waitFor(() => late().length > 0, 30_000, `a ping past REQUEST_TIMEOUT_MS`);
 
     const tx = await swap();
     const [message] = await s.waitForMessages(1);
@@ -237,7 +242,6 @@ describe('GET /api/events', () => {
     first.close();
 
     const missed = [await swap(), await swap()];
-    await new Promise((resolve) => setTimeout(resolve, 200));
     await expect.poll(async () => (await storedEvents(Number(last))).length, { timeout: 10_000 }).toBe(2);
 
     // The header wins over the query (an EventSource reconnects to its first URL with the header).
@@ -331,8 +335,11 @@ describe('GET /api/events', () => {
       )
       .toBe(1);
     expect(await storedEvents()).toEqual(before);
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(s.messages).toEqual([]);
+    // A later event is the marker: the stream sends in id order, so once the next swap arrives, any event
+    // the re-indexing sent would have arrived before it.
+    const marker = await swap();
+    await s.waitForMessages(1, 30_000);
+    expect(s.messages.map((m) => parsed(m).data.txHash)).toEqual([marker]);
     s.close();
   }, 60_000);
 

@@ -4,6 +4,9 @@
  * health `at_risk` then `ok` after the top-up of POST /v1/positions/{id}/approvals, one docked through
  * POST /v1/positions/{id}/dock (status `docked`), a swap's minimum output honoured and a too-tight one
  * refused on chain (TakerTraitsInsufficientMinOutputAmount). RPC round trips of swap and dock counted.
+ * What those real transactions left is then read back where users read it: GET /v1/positions and its CSV
+ * export (filled, docked), and the analytics model with ANALYTICS_TOKEN (`maker`, `volumeSeries` over
+ * the swaps the indexer wrote).
  */
 import { type Address, BaseError, getAddress, type Hex, parseEther } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
@@ -27,6 +30,7 @@ import {
 } from '../helpers/writePath.js';
 
 const BASE_PORT = testPort(19900);
+const ANALYTICS_TOKEN = 'lifecycle-analytics-token-0123456';
 const PROXY_PORT = testPort(19903);
 /** Nothing listens here: a chain whose RPC cannot be reached. */
 const CLOSED_PORT = testPort(19904);
@@ -136,7 +140,12 @@ const balanceOf = (t: Address, who: Address) =>
   chain.readContract({ address: t, abi: erc20Abi, functionName: 'balanceOf', args: [who] });
 
 beforeAll(async () => {
-  w = await startWritePath({ basePort: BASE_PORT, proxyPort: PROXY_PORT, name: 'lifecycle-e2e' });
+  w = await startWritePath({
+    basePort: BASE_PORT,
+    proxyPort: PROXY_PORT,
+    name: 'lifecycle-e2e',
+    env: { ANALYTICS_TOKEN },
+  });
   ({ devnet, base, proxy, svc, indexer, chain } = w);
   makerKey = (await svc.createKey({ environment: 'LIVE', prepareLimitPerMinute: 1000, label: 'maker' })).key;
   takerKey = (await svc.createKey({ environment: 'LIVE', prepareLimitPerMinute: 1000, label: 'taker' })).key;
@@ -294,6 +303,93 @@ describe("the maker's lifecycle on the devnet", () => {
     // Another key's position is a 404, as on GET.
     const foreign = await call('POST', `/v1/positions/${first}/dock`, takerKey);
     expect(foreign.res.status).toBe(404);
+  });
+
+  it('lists and exports both positions as the chain left them (filled, docked), after the real ship, fill and dock', async () => {
+    interface Listed {
+      positionId: string;
+      status: string;
+      chain: string;
+      wallet: string;
+      observedOnChain: boolean;
+      volumeUsd: number;
+      firstSeenOnChainAt: string | null;
+      firstSeenFilledAt: string | null;
+      firstSeenDockedAt: string | null;
+    }
+    const list = await ok<{ data: { positions: Listed[] } }>('GET', '/v1/positions?limit=10', makerKey);
+    const byId = new Map(list.data.positions.map((p) => [p.positionId.toLowerCase(), p]));
+    const filled = byId.get(first.toLowerCase());
+    const docked = byId.get(second.toLowerCase());
+    expect(filled).toMatchObject({ status: 'filled', chain: 'base', observedOnChain: true });
+    expect(getAddress(filled!.wallet)).toBe(maker.address);
+    expect(filled!.volumeUsd).toBeGreaterThan(0);
+    expect(filled!.firstSeenOnChainAt).not.toBeNull();
+    expect(filled!.firstSeenFilledAt).not.toBeNull();
+    expect(docked).toMatchObject({ status: 'docked', observedOnChain: true });
+    expect(docked!.firstSeenDockedAt).not.toBeNull();
+    // The status filter reads the same observations.
+    const onlyFilled = await ok<{ data: { positions: Listed[] } }>(
+      'GET',
+      '/v1/positions?status=filled',
+      makerKey,
+    );
+    expect(onlyFilled.data.positions.map((p) => p.positionId.toLowerCase())).toEqual([first.toLowerCase()]);
+    // Another key sees none of them.
+    const foreign = await ok<{ data: { positions: Listed[] } }>('GET', '/v1/positions', takerKey);
+    expect(foreign.data.positions).toEqual([]);
+
+    // The export says the same, row by row.
+    const { res, text } = await call('GET', '/v1/positions/export?format=csv', makerKey);
+    expect(res.status, text).toBe(200);
+    const [header, ...rows] = text.trimEnd().split('\r\n');
+    const columns = header!.split(',');
+    const cell = (row: string, name: string) => row.split(',')[columns.indexOf(name)];
+    const statusOfRow = (id: Hex) =>
+      cell(rows.find((r) => cell(r, 'positionId')!.toLowerCase() === id.toLowerCase())!, 'status');
+    expect(rows).toHaveLength(2);
+    expect([statusOfRow(first), statusOfRow(second)]).toEqual(['filled', 'docked']);
+  });
+
+  it('shows the fills in the analytics model (ANALYTICS_TOKEN): the maker and its volume series come from the indexed swaps', async () => {
+    await indexer.syncNow();
+    await indexer.refreshNow();
+    const res = await svc.get('/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${ANALYTICS_TOKEN}` },
+      body: JSON.stringify({
+        query: `query ($maker: String!) {
+          maker(address: $maker, chain: "base") {
+            positions { total open docked }
+            activity { days swapCount volumeUsd }
+          }
+          volumeSeries(granularity: HOUR, chain: "base", maker: $maker) { buckets { swapCount volumeUsd } }
+        }`,
+        variables: { maker: maker.address },
+      }),
+    });
+    const body = (await res.json()) as {
+      data?: {
+        maker: {
+          positions: { total: number; open: number; docked: number };
+          activity: { days: number | null; swapCount: number; volumeUsd: number }[];
+        } | null;
+        volumeSeries: { buckets: { swapCount: number; volumeUsd: number }[] };
+      };
+      errors?: unknown;
+    };
+    expect(res.status, JSON.stringify(body)).toBe(200);
+    expect(body.errors).toBeUndefined();
+    const { maker: seen, volumeSeries } = body.data!;
+    // The two positions, one docked; the two fills of POST /v1/swaps (the swaps on the docked one were refused).
+    expect(seen!.positions).toEqual({ total: 2, open: 1, docked: 1 });
+    expect(seen!.activity.length).toBeGreaterThan(0);
+    for (const window of seen!.activity) expect(window.swapCount, JSON.stringify(window)).toBe(2);
+    const swaps = volumeSeries.buckets.reduce((n, b) => n + b.swapCount, 0);
+    const volume = volumeSeries.buckets.reduce((v, b) => v + b.volumeUsd, 0);
+    expect(swaps).toBe(2);
+    expect(volume).toBeGreaterThan(0);
+    expect(volume).toBeCloseTo(seen!.activity[0]!.volumeUsd, 6);
   });
 
   it('honours the minimum output of a prepared swap and refuses a too-tight one on chain', async () => {

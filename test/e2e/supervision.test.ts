@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ServiceProcess, spawnService } from '../../bench/processes.js';
 import { portAnswers } from '../../devnet/anvil.js';
+import { seedDataDir } from '../helpers/devnetSnapshot.js';
 import { eventually } from '../helpers/load.js';
 import { testPort } from '../helpers/ports.js';
-import { seedDataDir } from '../helpers/devnetSnapshot.js';
 
 /**
  * The default mode supervises what it started: an embedded Postgres or an anvil killed under it comes

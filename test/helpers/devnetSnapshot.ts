@@ -6,8 +6,14 @@
  * entry exist instead of deploying again. Each suite still has chains of its own (its own ports, its
  * own copy of the state), so what one suite sends never reaches another.
  *
- * Suites that test the devnet's own start, seeding or persistence (test/chain/devnet*.test.ts) start
- * devnets of their own without it.
+ * Each suite's copy is its own, so no suite sees what another sent. Those that deploy and seed for
+ * themselves do so because the first deployment is what they test:
+ * - test/e2e/default-mode.test.ts and test/e2e/recovery.test.ts: `npm start` on an empty DATA_DIR seeds
+ *   its chains, and a restart restores them (a snapshot would make every start a restore);
+ * - test/chain/devnet*.test.ts: the devnet's start, seeding, lifecycle and state files themselves;
+ * - test/chain/reorg.test.ts, replacedChain.test.ts, logRange.test.ts, revertEncodings.test.ts and
+ *   contracts.test.ts: one anvil of their own, seeded or deployed by the test, then rewound, replaced or
+ *   put behind a proxy (a single chain, not the three of the devnet).
  */
 import { existsSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, rename, rm } from 'node:fs/promises';

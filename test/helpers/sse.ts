@@ -14,6 +14,8 @@ export interface SseStream {
   res: Response;
   messages: SseMessage[];
   comments: string[];
+  /** When each comment arrived (Date.now()), index for index with `comments`. */
+  commentsAt: number[];
   retry: number | null;
   /** The last event id as a browser would hold it. */
   lastEventId: string;
@@ -37,6 +39,7 @@ export async function openSse(url: string, headers: Record<string, string> = {})
     res,
     messages: [],
     comments: [],
+    commentsAt: [],
     retry: null,
     lastEventId: '',
     ended: Promise.resolve(),
@@ -69,6 +72,7 @@ export async function openSse(url: string, headers: Record<string, string> = {})
     }
     if (text.startsWith(':')) {
       stream.comments.push(text.slice(1).trim());
+      stream.commentsAt.push(Date.now());
       return;
     }
     const colon = text.indexOf(':');

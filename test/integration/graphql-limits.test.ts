@@ -278,14 +278,16 @@ describe('analytics work cannot starve the public paths', () => {
    * 241 ms here (the bombs' refusals share the event loop), against a floor that was 400 ms.
    */
   const FLOOR_MS = 750;
-  let bound = FLOOR_MS;
-  beforeAll(async () => {
+  /** The same paced load on the quiet service, measured in the test that compares with it. */
+  async function quietBound(): Promise<number> {
     const idle = await pacedPublicLoad(() => true, 2_000);
-    bound = Math.max(FLOOR_MS, 2.5 * p99(idle));
+    const bound = Math.max(FLOOR_MS, 2.5 * p99(idle));
     console.log('public load alone', JSON.stringify({ p99: p99(idle), n: idle.length, bound }));
-  }, 30_000);
+    return bound;
+  }
 
   it('three bombs at once: public p99 stays low and nothing answers 5xx', async () => {
+    const bound = await quietBound();
     let settled = 0;
     const bombs = Array.from({ length: 3 }, () =>
       post(INTERNAL_TOKEN, bombBody()).finally(() => {
@@ -306,6 +308,7 @@ describe('analytics work cannot starve the public paths', () => {
   }, 60_000);
 
   it('statements stuck behind a lock are cut by the statement timeout, keep to their own pool, and the gate bounds the queue', async () => {
+    const bound = await quietBound();
     const locker = new pg.Client({ connectionString: databaseUrl });
     await locker.connect();
     try {
@@ -313,15 +316,17 @@ describe('analytics work cannot starve the public paths', () => {
       await locker.query('LOCK TABLE swaps IN ACCESS EXCLUSIVE MODE');
       const query = '{ strategies(first: 1) { edges { node { hash recentSwaps(limit: 1) { txHash } } } } }';
       let settled = 0;
+      let released = false;
       // More than the gate admits (running + waiting): the surplus is turned away at once.
       const admitted = GRAPHQL_CONCURRENCY.running + GRAPHQL_CONCURRENCY.waiting;
       const stuck = Array.from({ length: admitted + 3 }, () =>
-        post(INTERNAL_TOKEN, { query }).finally(() => {
-          settled++;
-        }),
+        post(INTERNAL_TOKEN, { query }).then((a) => ({ ...a, order: ++settled, whileLocked: !released })),
       );
       // The lock is held at most this long: past it, a statement without a timeout would finish.
-      const release = setTimeout(() => void locker.query('ROLLBACK').catch(() => {}), 20_000);
+      const release = setTimeout(() => {
+        released = true;
+        void locker.query('ROLLBACK').catch(() => {});
+      }, 20_000);
       const samples = await pacedPublicLoad(() => settled === stuck.length, 1_500);
       const answers = await Promise.all(stuck);
       clearTimeout(release);
@@ -329,28 +334,34 @@ describe('analytics work cannot starve the public paths', () => {
         p99: p99(samples),
         n: samples.length,
         tally: tally(samples),
-        analytics: answers.map((a) => `${a.status} ${codes(a).join(',')} ${Math.round(a.ms)}ms`),
+        analytics: answers.map((a) => `${a.status} ${codes(a).join(',')} ${Math.round(a.ms)}ms #${a.order}`),
       };
       console.log('analytics pool held by a lock', JSON.stringify(summary));
       const gated = answers.filter((a) => a.body.error !== undefined);
       const ran = answers.filter((a) => a.body.error === undefined);
       expect(gated.length, JSON.stringify(summary)).toBeGreaterThanOrEqual(1);
+      // Turned away at once: every refusal answered before any admitted statement was cut.
+      const firstCut = Math.min(...ran.map((a) => a.order));
       for (const a of gated) {
         expect(a.status).toBe(503);
         expect(a.body.error?.code).toBe('UPSTREAM_UNAVAILABLE');
         expect(a.retryAfter).toBe('1');
-        expect(a.ms).toBeLessThan(STATEMENT_TIMEOUT_MS * 2);
+        expect(a.order, JSON.stringify(summary)).toBeLessThan(firstCut);
       }
       // The first statements are cut by the timeout; the rest are cut too, or find no connection of the
       // small pool in time: all retryable, never a hang until the lock goes.
       const first = ran.reduce((a, b) => (a.ms < b.ms ? a : b));
       expect(first.status, JSON.stringify(first.body)).toBe(504);
       expect(codes(first)).toContain('UPSTREAM_TIMEOUT');
-      expect(first.ms).toBeLessThan(STATEMENT_TIMEOUT_MS * 3);
+      // The cut is the behaviour under test: not before the configured timeout, and relative to it with
+      // a factor a busy box does not reach.
+      expect(first.ms).toBeGreaterThanOrEqual(STATEMENT_TIMEOUT_MS * 0.9);
+      expect(first.ms).toBeLessThan(STATEMENT_TIMEOUT_MS * 10);
       for (const a of ran) {
         expect(a.status, JSON.stringify(a.body)).toBeGreaterThanOrEqual(503);
         expect(codes(a)[0]).toMatch(/^UPSTREAM_(TIMEOUT|UNAVAILABLE)$/);
-        expect(a.ms).toBeLessThan(18_000);
+        // Answered while the lock was still held: cut, not finished once the lock went.
+        expect(a.whileLocked, JSON.stringify(summary)).toBe(true);
       }
       expect(
         samples.filter((s) => s.status !== 200),
@@ -485,8 +496,11 @@ describe('the /graphql response cache on Redis', () => {
     expect(address).toBeTruthy();
     const monitor = await new Redis(MACHINE_REDIS).monitor();
     const written: string[] = [];
+    const marker = `marker:${Date.now()}`;
+    let markerSeen = false;
     monitor.on('monitor', (_time: string, args: string[], source: string) => {
       if (source !== address) return;
+      if (args.includes(marker)) markerSeen = true;
       const command = String(args[0]).toLowerCase();
       if (['set', 'sadd', 'setex', 'psetex', 'mset', 'hset', 'del', 'expire', 'pexpire'].includes(command)) {
         written.push(String(args[1]));
@@ -503,9 +517,11 @@ describe('the /graphql response cache on Redis', () => {
           ?.hit,
       ).toBe(true);
       // MONITOR's copy of a command arrives on its own connection, after the command ran: wait for the
-      // cache write to show up there (a fixed 200 ms was a guess), then a moment for any that follow it.
-      await vi.waitFor(() => expect(written.length).toBeGreaterThan(0), { timeout: 5_000, interval: 50 });
-      await new Promise((r) => setTimeout(r, 200));
+      // cache write to show up there, then for a marker sent on the service's connection after it
+      // (MONITOR reports one connection's commands in order: every write sent before it was seen).
+      await vi.waitFor(() => expect(written.length).toBeGreaterThan(0), { timeout: 20_000, interval: 50 });
+      await redis.call('ECHO', marker);
+      await vi.waitFor(() => expect(markerSeen).toBe(true), { timeout: 20_000, interval: 20 });
     } finally {
       monitor.disconnect();
     }

@@ -24,7 +24,9 @@ function child(body: string) {
     for (const part of parts) if (part) lines.push({ at: Date.now(), entry: JSON.parse(part) });
   });
   const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
-  return { proc, lines, exited };
+  // 'close' comes after the process exited and its stdio streams ended: every byte it wrote was read.
+  const closed = new Promise<void>((resolve) => proc.once('close', () => resolve()));
+  return { proc, lines, exited, closed };
 }
 
 describe('JSON log lines (stdout is a pipe)', () => {
@@ -45,11 +47,11 @@ describe('JSON log lines (stdout is a pipe)', () => {
   }, 20_000);
 
   it('are all written when the process exits at once after logging them', async () => {
-    const { lines, exited } = child(
+    const { lines, exited, closed } = child(
       `for (let i = 0; i < 5000; i++) logger.info({ i }, 'line');\nprocess.exit(3);`,
     );
     expect(await exited).toBe(3);
-    await new Promise((r) => setTimeout(r, 50));
+    await closed;
     expect(lines).toHaveLength(5000);
     expect(lines.map((l) => l.entry.i)).toEqual(Array.from({ length: 5000 }, (_, i) => i));
   }, 20_000);
@@ -73,11 +75,11 @@ describe('JSON log lines (stdout is a pipe)', () => {
   }, 20_000);
 
   it('keep the last line before a crash', async () => {
-    const { lines, exited } = child(
+    const { lines, exited, closed } = child(
       `logger.info({ step: 'before' }, 'working');\nsetImmediate(() => { throw new Error('boom'); });`,
     );
     expect(await exited).not.toBe(0);
-    await new Promise((r) => setTimeout(r, 50));
+    await closed;
     expect(lines.map((l) => l.entry.step)).toEqual(['before']);
   }, 20_000);
 });

@@ -113,11 +113,24 @@ describe('supervise', () => {
       },
       initialDelayMs: 10,
     });
+    // A control with the same delay whose part ends after the stop: once it is restarted, a restart
+    // of the stopped part (its timer set earlier) would have come too.
+    const control = fakeParts();
+    const controlled = await supervise({
+      name: 'control',
+      logger,
+      start: control.start,
+      exited: (p) => p.exited,
+      stop: async () => {},
+      initialDelayMs: 10,
+    });
     await supervised.stop();
     expect(parts[0]!.stopped).toBe(true);
-    await new Promise((r) => setTimeout(r, 50));
+    control.parts[0]!.end('killed');
+    await until(() => control.state.startedAt.length === 2);
     expect(state.startedAt).toHaveLength(1);
     expect(supervised.status().state).toBe('stopped');
+    await controlled.stop();
 
     // Stopped while waiting for the next attempt: the attempt never comes.
     const again = fakeParts();
@@ -129,10 +142,23 @@ describe('supervise', () => {
       stop: async () => {},
       initialDelayMs: 100,
     });
+    const control2 = fakeParts();
+    const controlled2 = await supervise({
+      name: 'control',
+      logger,
+      start: control2.start,
+      exited: (p) => p.exited,
+      stop: async () => {},
+      initialDelayMs: 100,
+    });
     again.parts[0]!.end('killed');
     await until(() => second.status().state === 'down');
+    // The control's attempt is due after the stopped one's would have been.
+    control2.parts[0]!.end('killed');
+    await until(() => controlled2.status().state === 'down');
     await second.stop();
-    await new Promise((r) => setTimeout(r, 150));
+    await until(() => control2.state.startedAt.length === 2);
     expect(again.state.startedAt).toHaveLength(1);
+    await controlled2.stop();
   });
 });
