@@ -99,7 +99,7 @@ beforeAll(async () => {
     chains: [chain],
     env: {
       INDEXER: 'embedded',
-      INDEXER_CHUNK_BLOCKS: '20',
+      INDEXER_CHUNK_BLOCKS: '100',
       INDEXER_FIRST_PASS_SECONDS: '0.5',
       INDEXER_POLL_MS: '100',
       ROLLUP_REFRESH_MS: '200',

@@ -7,7 +7,7 @@
  *     the limit); when it returns, ioredis reconnects and the limiter and response cache write to it again;
  *   - Postgres down: 503 where the store is needed; every position stored before and during the
  *     outage is there afterwards;
- *   - RPC frozen (SIGSTOP): 504 UPSTREAM_TIMEOUT within RPC_TIMEOUT_MS; RPC killed and restarted on the
+ *   - RPC frozen (SIGSTOP): 504 UPSTREAM_TIMEOUT at RPC_TIMEOUT_MS (one timeout, not two); RPC killed and restarted on the
  *     same port (a new chain, re-seeded so the contracts are at the same addresses): 503 meanwhile, the
  *     other chain unaffected, then prepares answer again and the indexer follows the new chain.
  * Ports 19700-19705.
@@ -37,10 +37,19 @@ const PG_PORT = testPort(19703);
 const REDIS_PORT = testPort(19704);
 const SERVICE_PORT = testPort(19705);
 const RPC_TIMEOUT_MS = 1500;
-/** No answer may take longer than this (the RPC timeout plus the work around it). */
-const ANSWER_BOUND_MS = 5000;
+/**
+ * Never a hang: every answer comes within a bound of what the service waits on at most (the RPC timeout,
+ * 1.5 s here, and the pool's connection timeout, 2 s in store/db.ts). This bound stays because it is the
+ * behaviour under test, relative to those timeouts with a factor a busy box cannot reach (a hang would
+ * run to the client's timeout above it); the frozen RPC's 504s below show the timeout itself fired.
+ */
+const ANSWER_BOUND_MS = 10 * RPC_TIMEOUT_MS;
 /** The load of a phase ends with the phase, and after 40 s at the latest. */
-const LOAD = { durationMs: 40_000, concurrency: 4, timeoutMs: ANSWER_BOUND_MS + 3000 };
+const LOAD = { durationMs: 40_000, concurrency: 4, timeoutMs: ANSWER_BOUND_MS + 5000 };
+/** Answers of the load a phase waits for before its fault, during it and after its restore. */
+const ANSWERS_BEFORE = 16;
+const ANSWERS_DURING = 24;
+const ANSWERS_AFTER = 8;
 const WALLET = '0x9965507D1a55bcC2695C58ba16FB37d819B0A4dc';
 
 const prefix = `faults:${randomBytes(4).toString('hex')}:`;
@@ -170,29 +179,37 @@ function expectWellFormed(samples: readonly Sample[]): void {
 }
 
 /**
- * Runs the load; `faultAt` ms in, the fault; the outage then lasts `holdMs` after the fault is in
- * place, whatever the fault took (the box is shared); then the restore, and a second of load after it.
+ * Runs the load; once it has answered ANSWERS_BEFORE requests (a control of the healthy service in the
+ * same phase), the fault; the outage then lasts `holdMs` after the fault is in place, whatever the fault
+ * took (the box is shared), and at least until ANSWERS_DURING requests sent in it were answered; then the
+ * restore, and load after it until ANSWERS_AFTER requests sent after it were answered. Waits on answers,
+ * not on the clock alone: a slow box sends fewer requests in a second. The deadlines only end a hung test.
  */
-async function underLoad(
-  fault: () => Promise<void>,
-  restore: () => Promise<void>,
-  faultAt = 1000,
-  holdMs = 2500,
-) {
+async function underLoad(fault: () => Promise<void>, restore: () => Promise<void>, holdMs = 2500) {
   const marks: Record<string, number> = {};
   let done = false;
-  const load = loadLoop(svc.url, { ...LOAD, next: mix, until: () => done });
+  const answered: Sample[] = [];
+  const answeredSince = (mark: number | undefined) =>
+    mark === undefined ? 0 : answered.filter((s) => s.at >= mark).length;
+  const answers = (count: () => number, atLeast: number) =>
+    expect.poll(count, { timeout: 30_000, interval: 20 }).toBeGreaterThanOrEqual(atLeast);
+  const load = loadLoop(svc.url, {
+    ...LOAD,
+    next: mix,
+    until: () => done,
+    onSample: (s) => answered.push(s),
+  });
   const script = (async () => {
     try {
-      await sleep(faultAt);
+      await answers(() => answered.length, ANSWERS_BEFORE);
       marks.faultStart = Date.now();
       await fault();
       marks.faulted = Date.now();
-      await sleep(holdMs);
+      await Promise.all([sleep(holdMs), answers(() => answeredSince(marks.faulted), ANSWERS_DURING)]);
       marks.restoreStart = Date.now();
       await restore();
       marks.restored = Date.now();
-      await sleep(1000);
+      await answers(() => answeredSince(marks.restored), ANSWERS_AFTER);
     } finally {
       done = true;
     }
@@ -200,7 +217,9 @@ async function underLoad(
   const [samples] = await Promise.all([load, script]);
   remember(samples);
   const during = samples.filter((s) => s.at >= marks.faulted! && s.at + s.ms <= marks.restoreStart!);
-  return { samples, during, marks };
+  /** The same requests answered by the healthy service earlier in the phase. */
+  const control = samples.filter((s) => s.at + s.ms <= marks.faultStart!);
+  return { samples, during, control, marks };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -297,7 +316,7 @@ describe('faults under load, one service never restarted', () => {
     const before = await send(
       svc.url,
       get('strategies', '/api/strategies?chain=base&pair=USDC/USDT', { 'x-forwarded-for': '203.0.113.1' }),
-      5000,
+      LOAD.timeoutMs,
     );
     expect(before.status).toBe(200);
     expect(await probe.get(`${prefix}rl:strategies:203.0.113.1`)).toBe('1');
@@ -308,7 +327,7 @@ describe('faults under load, one service never restarted', () => {
     const { samples, during } = await underLoad(
       async () => {
         await redis.stop();
-        await eventually('ioredis notices', async () => redisClient.status !== 'ready', 5000, 20);
+        await eventually('ioredis notices', async () => redisClient.status !== 'ready', 20_000, 20);
         // The per-process fallback still limits: 20 of the strategies bucket, then 429, headers throughout.
         const limited: Sample[] = [];
         for (let i = 0; i < 21; i++) {
@@ -318,7 +337,7 @@ describe('faults under load, one service never restarted', () => {
               get('limited', '/api/strategies?chain=base&pair=USDC/USDT', {
                 'x-forwarded-for': '203.0.113.2',
               }),
-              5000,
+              LOAD.timeoutMs,
             ),
           );
         }
@@ -345,7 +364,7 @@ describe('faults under load, one service never restarted', () => {
     expect(outage.limited[20]!.code).toBe('RATE_LIMITED');
 
     // ioredis reconnects by itself (retryStrategy: backoff up to 2 s).
-    await eventually('ioredis reconnected', async () => redisClient.status === 'ready', 10_000, 20);
+    await eventually('ioredis reconnected', async () => redisClient.status === 'ready', 30_000, 20);
     console.log(
       `faults/redis: ${JSON.stringify(tally(samples))}; ioredis ready again ${readyAt - serverBackAt} ms after redis-server answered`,
     );
@@ -353,13 +372,13 @@ describe('faults under load, one service never restarted', () => {
     const after = await send(
       svc.url,
       get('strategies', '/api/strategies?chain=base&pair=USDC/USDT', { 'x-forwarded-for': '203.0.113.3' }),
-      5000,
+      LOAD.timeoutMs,
     );
     expect(after.status).toBe(200);
     expect(await probe.get(`${prefix}rl:strategies:203.0.113.3`)).toBe('1');
     // …and so does the response cache (its in-process copy dropped, the next miss is stored there).
     await responseCacheFor(svc.services).delete('stats');
-    const stats = await send(svc.url, get('stats', '/api/stats'), 5000);
+    const stats = await send(svc.url, get('stats', '/api/stats'), LOAD.timeoutMs);
     expect(stats.status).toBe(200);
     expect(await probe.exists(`${prefix}rc:stats`)).toBe(1);
     expect(await recovered()).toBe(true);
@@ -397,7 +416,7 @@ describe('faults under load, one service never restarted', () => {
 
   it('RPC frozen: 504 UPSTREAM_TIMEOUT within the RPC timeout on that chain only; recovers', async () => {
     const pid = anvils.get('base')!.pid;
-    const { samples, during } = await underLoad(
+    const { samples, during, control } = await underLoad(
       async () => {
         process.kill(pid, 'SIGSTOP');
       },
@@ -409,8 +428,17 @@ describe('faults under load, one service never restarted', () => {
     console.log(`faults/rpc-frozen: ${JSON.stringify(tally(samples))}`);
     const base = during.filter((s) => s.name === 'prepare base');
     expect(base.filter((s) => s.status === 504).length).toBeGreaterThan(0);
-    // At the timeout, not after a second try (two timeouts); the margin is for the load sharing the box.
-    for (const s of base.filter((x) => x.status === 504)) expect(s.ms).toBeLessThan(2 * RPC_TIMEOUT_MS);
+    // At the timeout (so the timeout fired), not after a second try (two timeouts): beyond the timeout,
+    // a 504 takes no more than a healthy prepare on this chain took earlier in the phase (a control,
+    // under the same load, times three), or half a timeout when that is less.
+    const healthy = control.filter((s) => s.name === 'prepare base' && s.status === 200).map((s) => s.ms);
+    expect(healthy.length, JSON.stringify(tally(control))).toBeGreaterThan(0);
+    const beyond = Math.max(RPC_TIMEOUT_MS / 2, 3 * Math.max(...healthy));
+    console.log(`faults/rpc-frozen: slowest healthy prepare base ${Math.max(...healthy)} ms`);
+    for (const s of base.filter((x) => x.status === 504)) {
+      expect(s.ms).toBeGreaterThanOrEqual(RPC_TIMEOUT_MS * 0.9);
+      expect(s.ms - RPC_TIMEOUT_MS).toBeLessThan(beyond);
+    }
     expect(during.filter((s) => s.name !== 'prepare base' && s.status !== 200)).toEqual([]);
     await eventually('recovered after the freeze', recovered, 20_000);
   }, 60_000);
@@ -443,7 +471,7 @@ describe('faults under load, one service never restarted', () => {
         );
         return rows[0]?.genesis_hash === genesis;
       },
-      15_000,
+      30_000,
     );
     await expectNoPositionLost();
   }, 90_000);

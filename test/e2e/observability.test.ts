@@ -157,7 +157,15 @@ describe('access log and request id', () => {
       timeout: 5_000,
       interval: 20,
     });
-    await new Promise((r) => setTimeout(r, 50));
+    // One line, not more: a later request's line has come (lines are written in order), so a second
+    // line of this one would be here by now.
+    const marker = await svc.get('/v1/positions/0x1234');
+    await marker.arrayBuffer();
+    const markerId = marker.headers.get('x-request-id');
+    await vi.waitFor(() => expect(lines.some((l) => l.requestId === markerId)).toBe(true), {
+      timeout: 20_000,
+      interval: 20,
+    });
     const mine = lines.filter((l) => l.requestId === id);
     expect(mine).toHaveLength(1);
     const line = mine[0]!;

@@ -126,6 +126,14 @@ async function lockHolders(): Promise<LockRow[]> {
 const leadLines = (name: Name) =>
   replicas[name].logs.filter((l) => l.msg === 'indexer leads this chain').map((l) => String(l.chain));
 
+/** Swaps in the catalogue per chain. */
+async function swapCounts(): Promise<Map<string, number>> {
+  const { rows } = await db.query<{ chain_key: string; n: number }>(
+    'SELECT chain_key, count(*)::int AS n FROM swaps GROUP BY chain_key',
+  );
+  return new Map(rows.map((r) => [r.chain_key, r.n]));
+}
+
 /** The catalogue against the chain itself, up to each chain's checkpoint. */
 async function expectCatalogueMatchesChains(): Promise<void> {
   for (const chain of devnet.chains) {
@@ -261,14 +269,24 @@ describe('two replicas on one Postgres and one Redis', () => {
     await eventually(
       'the lead lines of both replicas name every chain',
       async () => [...leadLines('a'), ...leadLines('b')].length >= chains.length,
-      5_000,
+      20_000,
     );
     expect([...leadLines('a'), ...leadLines('b')].sort()).toEqual(chains);
     for (const h of holders) expect(leadLines(h.holder.replace('replica-', '') as Name)).toContain(h.chain);
     console.log(`replicas: locks ${JSON.stringify(holders)}`);
 
-    // Let the activity bot add swaps while both run, then compare with the chains.
-    await new Promise((r) => setTimeout(r, 3000));
+    // The activity bot adds swaps while both run: once the catalogue of every chain holds more swaps
+    // than now (written by whichever replica leads it), compare with the chains. The deadline only ends
+    // a hung test.
+    const swapsNow = await swapCounts();
+    await eventually(
+      'the catalogue of every chain has new swaps',
+      async () => {
+        const counts = await swapCounts();
+        return devnet.chains.every((c) => (counts.get(c.key) ?? 0) > (swapsNow.get(c.key) ?? 0));
+      },
+      30_000,
+    );
     await expectCatalogueMatchesChains();
 
     // Kill the process that leads the most chains (SIGKILL: no clean release); the survivor takes all.
@@ -282,13 +300,13 @@ describe('two replicas on one Postgres and one Redis', () => {
     const tookMs = await eventually(
       'the survivor leads every chain',
       async () => (await lockHolders()).every((h) => h.holders === 1 && h.holder === `replica-${survivor}`),
-      15_000,
+      30_000,
     );
     // Its log says so too (the line of the last lock taken can arrive a moment after pg_locks shows it).
     await eventually(
       'the survivor logs leading every chain',
       async () => JSON.stringify(leadLines(survivor).sort()) === JSON.stringify(chains),
-      5_000,
+      20_000,
     );
     expect(leadLines(survivor).sort()).toEqual(chains);
     console.log(`replicas: ${survivor} took over every chain ${tookMs} ms after ${victim} was killed`);

@@ -71,6 +71,30 @@ function anvilPid(port: number): number {
   throw new Error(`no anvil on port ${port}`);
 }
 
+/**
+ * Processes of this service's parts, from the process table: a command line or environment naming its
+ * data directory (Postgres, the devnet), or an anvil on one of its devnet ports.
+ */
+function processesOfThisService(): string[] {
+  const ports = [0, 1, 2].map((offset) => String(DEVNET_PORT + offset));
+  const found: string[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    let args: string[];
+    let environ = '';
+    try {
+      args = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+      environ = readFileSync(`/proc/${entry}/environ`, 'utf8');
+    } catch {
+      continue;
+    }
+    const anvilOfOurs = args[0]?.endsWith('anvil') && ports.includes(args[args.indexOf('--port') + 1] ?? '');
+    if (anvilOfOurs || args.some((a) => a.includes(dataDir)) || environ.includes(dataDir))
+      found.push(`${entry} ${args.join(' ')}`);
+  }
+  return found;
+}
+
 let client = 0;
 
 /** The devnet child process of the service (its parent is the service, its script devnet/main.ts). */
@@ -197,13 +221,30 @@ describe('supervision in the default mode', () => {
 
   it('a stopping service does not bring back what it stops', async () => {
     const pgPid = postmasterPid();
+    const before = new Set(processesOfThisService().map((p) => p.split(' ')[0]));
+    expect(before.has(String(pgPid))).toBe(true);
     const exited = new Promise<number | null>((resolve) =>
       service.child.once('exit', (code) => resolve(code)),
     );
+    // Its stdout ends after the exit: then every line it logged has been read.
+    const stdoutEnded = new Promise((resolve) => service.child.stdout!.once('end', resolve));
     service.child.kill('SIGTERM');
     expect(await exited).toBe(0);
-    // Longer than the first restart delay: nothing comes back.
-    await new Promise((r) => setTimeout(r, 1_500));
+    await stdoutEnded;
+    // The service has exited, so it can start nothing more (its restart timers died with it), and what
+    // it started before the exit is in the process table now: no Postgres, devnet or anvil of its own
+    // that was not there before the stop (a restart under way would be one, even before it listens).
+    expect(processesOfThisService().filter((p) => !before.has(p.split(' ')[0]!))).toEqual([]);
+    // What it stopped is gone (polled: a process may take a moment to exit; the deadline only ends a
+    // hung test).
+    await eventually(
+      'what the service stopped is gone',
+      async () =>
+        !alive(pgPid) &&
+        (await Promise.all([0, 1, 2].map((offset) => portAnswers(DEVNET_PORT + offset)))).every((a) => !a),
+      20_000,
+      100,
+    );
     expect(alive(pgPid)).toBe(false);
     for (const offset of [0, 1, 2]) expect(await portAnswers(DEVNET_PORT + offset)).toBe(false);
     const stopping = service.logs.findIndex((l) => l.msg === 'stopping');

@@ -108,7 +108,15 @@ describe('a delivering process killed', () => {
     const id = await openPosition();
     await w.indexer.syncNow();
     expect(await deliveryStatus(id)).toBe('pending');
-    await new Promise((r) => setTimeout(r, 500));
+    // With the only delivering process dead, its attempt waits in the queue, taken by no worker (the
+    // test's own gateway runs none): nothing can have been sent.
+    // (The endpoint's first delivery: its queues `webhook:<id>:<n>` hold just this attempt.)
+    const { rows: jobs } = await w.svc.services.db.query<{ locked_by: string | null }>(
+      `SELECT locked_by FROM graphile_worker.jobs
+        WHERE task_identifier = 'webhook_deliver' AND split_part(queue_name, ':', 2) = $1`,
+      [hookId],
+    );
+    expect(jobs).toEqual([{ locked_by: null }]);
     expect(receiver.received.filter(forPosition(id))).toHaveLength(0);
 
     gateway = await spawnGateway();
@@ -135,7 +143,7 @@ describe('a delivering process killed', () => {
     // Log lines reach stdout in batches (lib/logDestination.ts): the line may come a little later.
     await expect
       .poll(() => gateway!.logs.some((l) => l.msg === 'webhook attempts of a dead worker released'), {
-        timeout: 5_000,
+        timeout: 20_000,
       })
       .toBe(true);
   }, 120_000);

@@ -133,6 +133,20 @@ async function deliveriesOf(hook: string, key: string, svc = w.svc): Promise<Del
     .deliveries;
 }
 
+/**
+ * The attempts for these endpoints still queued or running (graphile-worker's jobs, in each endpoint's
+ * own queues `webhook:<id>:<n>`): none left means no attempt can come any more. A job is removed once
+ * its attempt is recorded, so this is polled.
+ */
+async function queuedAttempts(webhookIds: readonly string[]): Promise<number> {
+  const { rows } = await w.svc.services.db.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM graphile_worker.jobs
+      WHERE task_identifier = 'webhook_deliver' AND split_part(queue_name, ':', 2) = ANY ($1::text[])`,
+    [webhookIds],
+  );
+  return rows[0]!.n;
+}
+
 beforeAll(async () => {
   w = await startWritePath({
     basePort: BASE_PORT,
@@ -236,9 +250,12 @@ describe('webhooks', () => {
     const [changed] = await receiver.waitFor(1, ofType('position.health_changed', position));
     const payload = delivered(hook.secret, changed!);
     expect(payload.data.health?.status).toBe('stalled');
-    // Unchanged health queues nothing more.
+    // Unchanged health queues nothing more: the GET records what it observed (and queues any event) in
+    // one transaction before it answers, so once it has answered the endpoint's deliveries are final.
     await ok('GET', `/v1/positions/${position}`, makerKey);
-    await new Promise((r) => setTimeout(r, 500));
+    expect(
+      (await deliveriesOf(hook.id, makerKey)).filter((d) => d.event === 'position.health_changed'),
+    ).toHaveLength(1);
     expect(receiver.received.filter(ofType('position.health_changed', position))).toHaveLength(1);
     // Covered again (for the swap below).
     await w.send(maker, {
@@ -331,8 +348,8 @@ describe('webhooks', () => {
       expect(await w.svc.services.metrics!.render()).toMatch(
         /gateway_webhook_deliveries_total\{outcome="exhausted"\} 1/,
       );
-      // No more attempts once disabled.
-      await new Promise((r) => setTimeout(r, 1500));
+      // No more attempts once disabled: no attempt of the delivery is left queued (so none can come)…
+      await expect.poll(() => queuedAttempts([broken.id]), { timeout: 20_000, interval: 100 }).toBe(0);
       expect(failing.received).toHaveLength(SCHEDULE_MS.length + 1);
 
       failing.answer = 204;
@@ -343,6 +360,8 @@ describe('webhooks', () => {
       );
       expect(replayed!.attempts.at(-1)).toMatchObject({ generation: 1, attempt: 1, statusCode: 204 });
       expect((await ok<Hook>('GET', `/v1/webhooks/${broken.id}`, failingKey)).disabledAt).toBeNull();
+      // …and the replay, a later attempt of the same delivery, is the only one after the four.
+      expect(failing.received).toHaveLength(SCHEDULE_MS.length + 2);
     } finally {
       await failing.stop();
     }
@@ -375,7 +394,18 @@ describe('webhooks', () => {
       for (let i = 0; i < 4; i++) ids.push(await openPosition(key, maker));
       await w.indexer.syncNow();
       await shared.waitFor(ids.length * hooks.length);
-      await new Promise((r) => setTimeout(r, 1000));
+      // Every delivery recorded once, succeeded at its first attempt, and none of their attempts left
+      // queued on either replica: no further request can come.
+      // (The receiver may see a request before its attempt is recorded: read until all are.)
+      const deliveries = await until(
+        async () => (await Promise.all(hooks.map((h) => deliveriesOf(h.id, key)))).flat(),
+        (ds) => ds.length >= ids.length * hooks.length && ds.every((d) => d.status === 'succeeded'),
+      );
+      expect(deliveries).toHaveLength(ids.length * hooks.length);
+      for (const d of deliveries) expect([d.status, d.attempts.length]).toEqual(['succeeded', 1]);
+      await expect
+        .poll(() => queuedAttempts(hooks.map((h) => h.id)), { timeout: 20_000, interval: 100 })
+        .toBe(0);
       const webhookIds = shared.received.map((r) => String(r.headers['webhook-id']));
       expect(webhookIds).toHaveLength(ids.length * hooks.length);
       expect(new Set(webhookIds).size).toBe(webhookIds.length);

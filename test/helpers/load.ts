@@ -69,7 +69,7 @@ export async function send(baseUrl: string, request: LoadRequest, timeoutMs: num
 /**
  * A bounded load: `concurrency` workers send `next(i)` back to back until `durationMs` has passed or
  * `until()` says so, whichever is first (each request bounded by `timeoutMs` on the client side); the
- * loop stops by itself.
+ * loop stops by itself. `onSample` sees each answer as it comes (for a caller that waits on the load).
  */
 export async function loadLoop(
   baseUrl: string,
@@ -79,6 +79,7 @@ export async function loadLoop(
     timeoutMs: number;
     next: (i: number) => LoadRequest;
     until?: () => boolean;
+    onSample?: (sample: Sample) => void;
   },
 ): Promise<Sample[]> {
   const samples: Sample[] = [];
@@ -86,7 +87,9 @@ export async function loadLoop(
   let counter = 0;
   const worker = async () => {
     while (Date.now() < end && !options.until?.()) {
-      samples.push(await send(baseUrl, options.next(counter++), options.timeoutMs));
+      const sample = await send(baseUrl, options.next(counter++), options.timeoutMs);
+      samples.push(sample);
+      options.onSample?.(sample);
     }
   };
   await Promise.all(Array.from({ length: options.concurrency }, worker));
