@@ -1,5 +1,4 @@
 import { defineConfig } from 'vitest/config';
-import BrowserSuitesLast from './test/setup/sequencer.js';
 
 export default defineConfig({
   // Node resolves `graphql` (no exports map) to its CommonJS entry for the externalised libraries
@@ -14,12 +13,6 @@ export default defineConfig({
     fileParallelism: false,
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    // One worker for every file, its modules imported once: a fresh one per file spent ~1 s of each
-    // file's time importing the same service (98 of 587 s in all). Every suite starts and stops what it
-    // needs in its own hooks, so nothing a file leaves behind is read by the next; the browser suites
-    // run last (test/setup/sequencer.ts).
-    isolate: false,
-    sequence: { sequencer: BrowserSuitesLast },
     // Per-file and per-test durations of every run in test-results/vitest.json; the ten slowest files
     // printed at the end.
     reporters: ['default', 'json', './test/reporters/slowestFiles.ts'],
