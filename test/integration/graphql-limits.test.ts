@@ -60,6 +60,23 @@ async function post(token: string, body: string | Record<string, unknown>): Prom
 
 const codes = (a: GraphqlAnswer) => (a.body.errors ?? []).map((e) => e.extensions?.code);
 
+/** A document whose statement reads `swaps`: it waits while `withSwapsLocked` holds the table. */
+const SWAPS_QUERY = '{ strategies(first: 1) { edges { node { hash recentSwaps(limit: 1) { txHash } } } } }';
+
+/** Runs `body` while another connection holds `swaps` exclusively; the lock goes with the body. */
+async function withSwapsLocked(body: (locker: pg.Client) => Promise<void>): Promise<void> {
+  const locker = new pg.Client({ connectionString: databaseUrl });
+  await locker.connect();
+  try {
+    await locker.query('BEGIN');
+    await locker.query('LOCK TABLE swaps IN ACCESS EXCLUSIVE MODE');
+    await body(locker);
+  } finally {
+    await locker.query('ROLLBACK').catch(() => {});
+    await locker.end();
+  }
+}
+
 let client = 0;
 /** A public read from a client of its own (TRUST_PROXY), so no bucket refuses it. */
 function publicRead(i: number): Promise<Sample> {
@@ -309,12 +326,8 @@ describe('analytics work cannot starve the public paths', () => {
 
   it('statements stuck behind a lock are cut by the statement timeout, keep to their own pool, and the gate bounds the queue', async () => {
     const bound = await quietBound();
-    const locker = new pg.Client({ connectionString: databaseUrl });
-    await locker.connect();
-    try {
-      await locker.query('BEGIN');
-      await locker.query('LOCK TABLE swaps IN ACCESS EXCLUSIVE MODE');
-      const query = '{ strategies(first: 1) { edges { node { hash recentSwaps(limit: 1) { txHash } } } } }';
+    await withSwapsLocked(async (locker) => {
+      const query = SWAPS_QUERY;
       let settled = 0;
       let released = false;
       // More than the gate admits (running + waiting): the surplus is turned away at once.
@@ -368,21 +381,14 @@ describe('analytics work cannot starve the public paths', () => {
         JSON.stringify(summary),
       ).toEqual([]);
       expect(summary.p99, JSON.stringify(summary)).toBeLessThan(bound);
-    } finally {
-      await locker.query('ROLLBACK').catch(() => {});
-      await locker.end();
-    }
+    });
   }, 60_000);
 });
 
 describe('the analytics token takes its turn', () => {
   it("runs its documents one at a time, while the administration token's are not held behind them", async () => {
-    const locker = new pg.Client({ connectionString: databaseUrl });
-    await locker.connect();
-    try {
-      await locker.query('BEGIN');
-      await locker.query('LOCK TABLE swaps IN ACCESS EXCLUSIVE MODE');
-      const query = '{ strategies(first: 1) { edges { node { hash recentSwaps(limit: 1) { txHash } } } } }';
+    await withSwapsLocked(async () => {
+      const query = SWAPS_QUERY;
       const settledAt = new Map<string, number>();
       const began = performance.now();
       const timed = (name: string, answer: Promise<GraphqlAnswer>) =>
@@ -399,10 +405,7 @@ describe('the analytics token takes its turn', () => {
       expect(settledAt.get('admin')!, timings).toBeLessThan(settledAt.get('first')!);
       // The second waited for the whole of the first: it ended at least half a first's length later.
       expect(settledAt.get('second')! - settledAt.get('first')!, timings).toBeGreaterThan(a.ms / 2);
-    } finally {
-      await locker.query('ROLLBACK').catch(() => {});
-      await locker.end();
-    }
+    });
   }, 30_000);
 });
 
