@@ -94,6 +94,10 @@ export async function paced(
     const socket = net.connect(Number(port), hostname);
     socket.setNoDelay(true);
     c.socket = socket;
+    let connected = false;
+    socket.once('connect', () => {
+      connected = true;
+    });
     c.remaining = -1;
     c.head = Buffer.alloc(0);
     socket.on('data', (chunk: Buffer) => {
@@ -125,7 +129,8 @@ export async function paced(
     // A socket the server closed under a request in flight ends that request as an error.
     socket.on('close', () => {
       if (c.busy) complete(c, false);
-      if (!ended) open(c);
+      // Only a socket that was up is reopened: a refused connect would otherwise retry in a tight loop.
+      if (!ended && connected) open(c);
     });
   };
   for (let i = 0; i < connections; i++) {

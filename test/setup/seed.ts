@@ -13,7 +13,7 @@ declare module 'vitest' {
   }
 }
 
-export function seedOfEnvironment(value: string | undefined): number {
+function seedOfEnvironment(value: string | undefined): number {
   if (value === undefined || value === '') return randomInt(2 ** 31);
   if (!/^\d{1,10}$/.test(value) || Number(value) >= 2 ** 31)
     throw new Error(`TEST_SEED must be an integer from 0 to 2^31-1, not ${JSON.stringify(value)}`);
