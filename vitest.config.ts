@@ -1,21 +1,73 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Files that measure the box itself: a bound relative to a control taken in the same test, a p99, a
+ * heap or GC figure, a timer's period told apart from another. A file running beside them would load
+ * the measured phase and not its control, so they run one at a time, after the others, with the
+ * machine to themselves.
+ */
+const ALONE = [
+  'test/integration/limits.test.ts',
+  'test/integration/redis-hang.test.ts',
+  'test/integration/graphql-limits.test.ts',
+  'test/integration/positions-export-memory.test.ts',
+  'test/integration/positions-export-fairness.test.ts',
+  'test/integration/bench-load.test.ts',
+  'test/unit/connection-promotion.test.ts',
+  'test/e2e/faults.test.ts',
+  'test/e2e/webhooks-health.test.ts',
+  'test/e2e/events.test.ts',
+];
+
+/** Files that drive a browser (playwright). */
+const BROWSER = ['test/e2e/web.test.ts'];
+
+const SHARED_WORKERS = 3;
+
 export default defineConfig({
   // Node resolves `graphql` (no exports map) to its CommonJS entry for the externalised libraries
   // (Pothos, yoga); vite would pick index.mjs for our files: two copies. Pin ours to Node's choice.
   resolve: { alias: [{ find: /^graphql$/, replacement: 'graphql/index.js' }] },
   test: {
-    include: ['test/**/*.test.ts'],
     globalSetup: ['./test/setup/seed.ts', './test/setup/devnet.ts'],
     pool: 'forks',
-    // Two cores: test files run one at a time, so anvil chains, Postgres and the servers the suites
-    // start never compete for the CPU with each other.
-    fileParallelism: false,
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Per-file and per-test durations of every run in test-results/vitest.json; the ten slowest files
     // printed at the end.
     reporters: ['default', 'json', './test/reporters/slowestFiles.ts'],
     outputFile: { json: 'test-results/vitest.json' },
+    projects: [
+      {
+        extends: true,
+        // Three files at a time on two cores: most of a file's time is spent waiting for a chain, a
+        // timer or a child process, not computing. Each file's chains, servers and ports are its own
+        // (test/helpers/ports.ts moves fixed ports by the worker's pool id), and what these files wait
+        // for is an event, never the clock. One worker runs many files (no fresh import per file).
+        test: {
+          name: 'shared',
+          include: ['test/**/*.test.ts'],
+          exclude: [...ALONE, ...BROWSER],
+          maxWorkers: SHARED_WORKERS,
+          isolate: false,
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        extends: true,
+        // Beside the shared files, in a worker of its own that ends with it: importing playwright leaves
+        // async hooks installed for the life of the process, which slowed every later await in a worker.
+        test: {
+          name: 'browser',
+          include: BROWSER,
+          maxWorkers: SHARED_WORKERS,
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        extends: true,
+        test: { name: 'alone', include: ALONE, fileParallelism: false, sequence: { groupOrder: 1 } },
+      },
+    ],
   },
 });

@@ -21,8 +21,11 @@ function seedOfEnvironment(value: string | undefined): number {
 }
 
 export default function setup(project: TestProject): void {
-  const seed = seedOfEnvironment(process.env.TEST_SEED);
+  // Every project of vitest.config.ts runs this; the first picks the run's seed and the others take it.
+  const picked = process.env.TEST_RUN_SEED;
+  const seed = picked === undefined ? seedOfEnvironment(process.env.TEST_SEED) : Number(picked);
   project.provide('randomSeed', seed);
+  if (picked !== undefined) return;
   // The reporter runs in this process and prints it again under the slowest files.
   process.env.TEST_RUN_SEED = String(seed);
   process.stdout.write(`random seed of this run: ${seed} (replay with TEST_SEED=${seed})\n`);
