@@ -10,13 +10,17 @@ const ALONE = [
   'test/integration/limits.test.ts',
   'test/integration/redis-hang.test.ts',
   'test/integration/graphql-limits.test.ts',
-  'test/integration/positions-export-memory.test.ts',
   'test/integration/positions-export-fairness.test.ts',
   'test/integration/bench-load.test.ts',
-  'test/unit/connection-promotion.test.ts',
   'test/e2e/faults.test.ts',
   'test/e2e/webhooks-health.test.ts',
   'test/e2e/events.test.ts',
+];
+
+/** Files that measure their own process's heap or garbage collector: a fresh worker each, at the end. */
+const OWN_HEAP = [
+  'test/integration/positions-export-memory.test.ts',
+  'test/unit/connection-promotion.test.ts',
 ];
 
 /** Files that drive a browser (playwright). */
@@ -47,7 +51,7 @@ export default defineConfig({
         test: {
           name: 'shared',
           include: ['test/**/*.test.ts'],
-          exclude: [...ALONE, ...BROWSER],
+          exclude: [...ALONE, ...OWN_HEAP, ...BROWSER],
           maxWorkers: SHARED_WORKERS,
           isolate: false,
           sequence: { groupOrder: 0 },
@@ -66,7 +70,18 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { name: 'alone', include: ALONE, fileParallelism: false, sequence: { groupOrder: 1 } },
+        // One worker for all of them, one file after another, keeping its imports.
+        test: {
+          name: 'alone',
+          include: ALONE,
+          fileParallelism: false,
+          isolate: false,
+          sequence: { groupOrder: 1 },
+        },
+      },
+      {
+        extends: true,
+        test: { name: 'own-heap', include: OWN_HEAP, fileParallelism: false, sequence: { groupOrder: 2 } },
       },
     ],
   },
