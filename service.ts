@@ -18,6 +18,7 @@ import { mountDocs } from './rest/docs.js';
 import { drainable } from './rest/drain.js';
 import { CatalogueEventHub } from './rest/eventHub.js';
 import { ExportSlots } from './rest/exportSlots.js';
+import { readGuides } from './rest/guides.js';
 import { answerHttpFaults } from './rest/httpFaults.js';
 import { mountLlms } from './rest/llms.js';
 import { RateLimits } from './rest/rateLimit.js';
@@ -243,8 +244,14 @@ export async function startService(config: Config, options: ServiceOptions = {})
       ],
       mount: (app) => {
         mountWeb(app, { publicUrl: listenConfig.publicUrl });
-        mountDocs(app, { routes, publicUrl: listenConfig.publicUrl, docsUrl: listenConfig.docsUrl });
-        mountLlms(app, { routes, publicUrl: listenConfig.publicUrl, docsUrl: listenConfig.docsUrl });
+        const docs = {
+          routes,
+          publicUrl: listenConfig.publicUrl,
+          docsUrl: listenConfig.docsUrl,
+          guides: readGuides(),
+        };
+        mountDocs(app, docs);
+        mountLlms(app, docs);
       },
     });
     server.on('request', app);

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -6,6 +5,8 @@ import { gzipSync } from 'node:zlib';
 import type express from 'express';
 import type { NextFunction, Request, Response } from 'express';
 import { ApiError, ERROR_CODE_LIST, ERROR_CODES, type ErrorCode } from '../lib/errors.js';
+import { type Asset, asset, escapeHtml, inlineCode, page, STYLE, send } from './docsPage.js';
+import { type Guide, mountGuides } from './guides.js';
 import { buildOpenApi, errorExample, type OpenApiDocument } from './openapi.js';
 import type { RestRoute } from './route.js';
 import { ERROR_DOCS } from './schemas/common.js';
@@ -18,77 +19,6 @@ import { ERROR_DOCS } from './schemas/common.js';
  *   GET /docs/errors/{CODE}    one page per code: what every `error.documentation` link points to;
  *                              an unknown code is a 404 envelope
  */
-
-interface Asset {
-  body: Buffer;
-  gzip?: Buffer;
-  type: string;
-  etag: string;
-  cache: string;
-}
-
-function asset(body: Buffer | string, type: string, cache = 'no-cache'): Asset {
-  const buffer = Buffer.isBuffer(body) ? body : Buffer.from(body);
-  const etag = `"${createHash('sha256').update(buffer).digest('base64url').slice(0, 22)}"`;
-  return { body: buffer, type, etag, cache };
-}
-
-function send(req: Request, res: Response, file: Asset, headers: Record<string, string> = {}): void {
-  for (const [name, value] of Object.entries({ ...SECURITY_HEADERS, ...headers })) res.setHeader(name, value);
-  res.setHeader('Content-Type', file.type);
-  res.setHeader('Cache-Control', file.cache);
-  res.setHeader('ETag', file.etag);
-  res.setHeader('Vary', 'Accept-Encoding');
-  if (req.headers['if-none-match'] === file.etag) {
-    res.statusCode = 304;
-    res.end();
-    return;
-  }
-  const gzip = file.gzip && /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''));
-  const body = gzip ? file.gzip! : file.body;
-  if (gzip) res.setHeader('Content-Encoding', 'gzip');
-  res.setHeader('Content-Length', body.length);
-  res.statusCode = 200;
-  res.end(req.method === 'HEAD' ? undefined : body);
-}
-
-const SECURITY_HEADERS = {
-  'X-Content-Type-Options': 'nosniff',
-  'Referrer-Policy': 'no-referrer',
-};
-
-function escapeHtml(value: string): string {
-  return value.replace(/[&"'<>]/g, (c) => `&#${c.charCodeAt(0)};`);
-}
-
-/** The `code` spans of the SPEC-style texts as HTML. */
-function inlineCode(text: string): string {
-  return escapeHtml(text).replace(/`([^`]+)`/g, '<code>$1</code>');
-}
-
-const STYLE = `:root{color-scheme:light dark;font-family:system-ui,sans-serif;line-height:1.5}
-body{max-width:52rem;margin:2rem auto;padding:0 1rem}
-code{font-family:ui-monospace,monospace;background:rgba(127,127,127,.15);padding:0 .25em;border-radius:3px}
-pre{background:rgba(127,127,127,.15);padding:.8rem 1rem;border-radius:4px;overflow-x:auto}pre code{background:none;padding:0}
-table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:.35rem .6rem;border-bottom:1px solid rgba(127,127,127,.3);vertical-align:top}
-dt{font-weight:600;margin-top:.8rem}dd{margin:0}nav a{margin-right:1rem}`;
-
-function page(title: string, body: string): string {
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8" />
-<meta name="viewport" content="width=device-width, initial-scale=1" />
-<title>${escapeHtml(title)}</title>
-<link rel="stylesheet" href="/docs/docs.css" />
-</head>
-<body>
-<nav><a href="/docs">API reference</a><a href="/docs/errors">Error codes</a><a href="/openapi.json">openapi.json</a></nav>
-${body}
-</body>
-</html>
-`;
-}
 
 /** Which operations of the document can answer with each code, with their Swagger UI deep links. */
 function operationsByCode(document: OpenApiDocument): Map<ErrorCode, { label: string; href: string }[]> {
@@ -196,6 +126,8 @@ export interface DocsOptions {
   publicUrl: string;
   docsUrl: string;
   version?: string;
+  /** The repository's guides (rest/guides.ts); read from docs/ when not given. */
+  guides?: readonly Guide[];
 }
 
 /** Computed once, on first use. */
@@ -288,6 +220,7 @@ export function mountDocs(app: express.Express, options: DocsOptions): void {
     }
     send(req, res, file, { 'Content-Security-Policy': pageCsp });
   });
+  mountGuides(app, options.guides);
   app.get('/docs/:file', (req: Request, res: Response, next: NextFunction) => {
     const files = swagger();
     const file = Object.hasOwn(files, String(req.params.file)) ? files[String(req.params.file)] : undefined;

@@ -1,6 +1,7 @@
 import type express from 'express';
 import { ERROR_CODE_LIST, ERROR_CODES } from '../lib/errors.js';
 import { BUCKET_LIMITS, WINDOW_SECONDS } from './buckets.js';
+import { type Guide, guidePath } from './guides.js';
 import { openApiPath } from './openapi.js';
 import type { RestRoute } from './route.js';
 import { ERROR_DOCS } from './schemas/common.js';
@@ -12,7 +13,7 @@ import { ERROR_DOCS } from './schemas/common.js';
  */
 export function llmsText(
   routes: readonly RestRoute[],
-  options: { publicUrl: string; docsUrl: string },
+  options: { publicUrl: string; docsUrl: string; guides?: readonly Guide[] },
 ): string {
   const base = options.publicUrl;
   const endpoints = routes
@@ -55,6 +56,7 @@ ${errors.join('\n')}
 - [OpenAPI 3.1 document](${base}/openapi.json): every path, parameter, body, header and error code; generate a client from it.
 - [Interactive reference](${options.docsUrl}): Swagger UI.
 - [Error codes](${options.docsUrl}/errors): one page per code.
+${(options.guides ?? []).map((g) => `- [${g.title}](${base}${guidePath(g.name)})${g.summary ? `: ${g.summary}` : ''}`).join('\n')}
 
 ## Optional
 
@@ -64,7 +66,7 @@ ${errors.join('\n')}
 
 export function mountLlms(
   app: express.Express,
-  options: { routes: readonly RestRoute[]; publicUrl: string; docsUrl: string },
+  options: { routes: readonly RestRoute[]; publicUrl: string; docsUrl: string; guides?: readonly Guide[] },
 ): void {
   let body: Buffer | undefined;
   app.get('/llms.txt', (req, res) => {

@@ -40,5 +40,5 @@ ${buckets}
 |---|---|---|---|
 ${errors}
 
-Interactive documentation: [/docs](${options.publicUrl}/docs).`;
+Interactive documentation: [/docs](${options.publicUrl}/docs). Guides (the integrator guide, operations, performance): [/docs/guides](${options.publicUrl}/docs/guides).`;
 }

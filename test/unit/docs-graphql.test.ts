@@ -1,13 +1,13 @@
-/** The GraphQL examples of the README are documents the schema accepts: they cannot drift from it. */
+/** The GraphQL examples of the guides are documents the schema accepts: they cannot drift from it. */
 import { readFileSync } from 'node:fs';
 import { parse, validate } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { schema } from '../../schema/index.js';
 
-const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+const readme = readFileSync(new URL('../../docs/operations.md', import.meta.url), 'utf8');
 const blocks = [...readme.matchAll(/```graphql\n([\s\S]*?)```/g)].map((m) => m[1]!);
 
-describe('README GraphQL examples', () => {
+describe('the GraphQL examples of docs/operations.md', () => {
   it('has examples, and each one validates against the schema', () => {
     expect(blocks.length).toBeGreaterThanOrEqual(2);
     for (const block of blocks) {
