@@ -1,5 +1,5 @@
 /**
- * The database of a bench over a generated catalogue (bench:catalogue, bench:promotion): the one named by
+ * The database of a bench over a generated catalogue (bench:catalogue): the one named by
  * BENCH_DB_URL (a previous run's, reused as it is), else a fresh test database; migrated, and filled by
  * `generateCatalogue` when it holds no strategy. `close()` ends the pool and drops the database it
  * created, unless BENCH_KEEP_DB=1 (then it prints the BENCH_DB_URL that reuses it).

@@ -28,7 +28,7 @@ export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
  *   objects straight into the old generation, for the rest of the process's life. A request's objects
  *   referenced from such objects outlive their request until the next full collection: the list then
  *   promoted 14-15 KB per request instead of 4-5 and cost 0.25-0.31 ms of CPU per request instead of
- *   0.17-0.24 (bench:promotion, eleven runs; bench/results/RESULTS.md, eleventh pass).
+ *   0.17-0.24.
  */
 export const SERVER_NODE_FLAGS = [
   '--max-semi-space-size=32',

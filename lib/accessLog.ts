@@ -31,8 +31,8 @@ const TYPICAL_CHARS = 256;
  *
  * Built here because the line is the one log line per request and its fields are fixed: pino's generic
  * path (a child without the redaction pass, then `asJson` walking the object and choosing a stringifier
- * per value) cost ~2.5 µs of a cached read's ~60 µs (bench/logLines.ts, bench/extras.ts), against
- * ~0.5 µs for one template string. No field can hold a secret, so no redaction is skipped that matters:
+ * per value) cost about five times one template string, a visible share of a cached read
+ * (bench/extras.ts). No field can hold a secret, so no redaction is skipped that matters:
  * the strings are JSON-escaped (a client's X-Request-Id may hold quotes), numbers are finite.
  *
  * On the service's own destination (lib/logDestination.ts, batched) the request only holds its fields

@@ -3,7 +3,7 @@ import { z } from 'zod';
 
 /**
  * The whole configuration of the service, read once from the environment and validated here.
- * Every variable is documented in the README's environment table. The chains it serves (CHAINS_FILE,
+ * Every variable is documented in the environment table of docs/operations.md. The chains it serves (CHAINS_FILE,
  * presets) are validated in lib/chains.ts, whose types it re-exports for the code that names them.
  */
 

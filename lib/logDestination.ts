@@ -23,12 +23,11 @@ export interface HeldLine {
  * held is written on `exit` (a crash included: node emits `exit` after an uncaught exception). A SIGKILL
  * loses at most the last 100 ms.
  *
- * Why not pino's own destination (sonic-boom): with a write per line (its default), the access log was
- * the largest of issue 18's additions on a cached read, a system call per request (~5-7 µs of a
- * 60-70 µs request, bench/extras.ts); with its `minLength` buffering, each line still costs ~3 µs,
- * because every write measures the UTF-8 length of the whole pending buffer (`Buffer.byteLength` of a
- * string that grows to the batch size). Held in an array and joined once per batch, a line costs
- * ~0.4 µs over building it (bench/logLines.ts measures the three).
+ * Why not pino's own destination (sonic-boom): with a write per line (its default), the access log is a
+ * system call per request, a tenth of a cached read (bench/extras.ts); with its `minLength` buffering,
+ * every write still measures the UTF-8 length of the whole pending buffer (`Buffer.byteLength` of a
+ * string that grows to the batch size). Held in an array and joined once per batch, a line costs a
+ * fraction of a microsecond over building it.
  *
  * A batch is written synchronously, as pino's synchronous destination writes every line: a reader that
  * falls behind (a full pipe, EAGAIN) makes the writer wait, up to 5 s per batch, before the batch is

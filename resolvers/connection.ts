@@ -43,9 +43,8 @@ class LazyEdge<R, T> implements Edge<T> {
  * The page info of a connection, its end cursor read from the last edge when first asked. A class, not
  * an object literal with a getter: V8 gives each literal's getter an accessor pair of its own, always
  * allocated in the old generation, so until the next mark-compact every scavenge kept the getter's
- * closure alive, and through it the page's rows: the strategy list promoted ~2.2 KB per request this
- * way against 0.06 with this class (bench:promotion, 2 connections), and the promotions are what set
- * off the mark-compacts that decide its p99 (bench/results/RESULTS.md, seventeenth pass).
+ * closure alive, and through it the page's rows. Those promotions set off the mark-compacts that decide
+ * the list's p99 (test/unit/connection-promotion.test.ts holds the class to it).
  */
 class LazyPageInfo<T> implements PageInfo {
   constructor(

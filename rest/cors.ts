@@ -17,7 +17,7 @@ import type { Db } from '../store/db.js';
  *
  * /v1 (key-protected): a browser may read a response only when the calling key's `origins` list names
  * the page's Origin; then the Origin is reflected (with `Vary: Origin`), never `*`. A key without an
- * `origins` list gets no CORS at all: such a key belongs on a server (README, API keys). A preflight
+ * `origins` list gets no CORS at all: such a key belongs on a server (docs/operations.md, API keys). A preflight
  * carries no Authorization, so the key is unknown there: it is answered 204, and allows the Origin
  * when some active key lists it (the actual request is then checked against its own key: 403 and no
  * CORS header for an Origin that key does not list).

@@ -203,8 +203,8 @@ export class HttpCache {
 
   /**
    * The SHA-1 of what identifies the body. Not memoized by content: a body is a new string on every
-   * request, so a Map keyed by it hashes all of it each time (V8 caches a string's hash in that string
-   * only), which for a 12 KB list page cost ~24 µs against ~12 µs for the SHA-1 itself (bench/etag.ts).
+   * request, so a Map keyed by it would hash all of it each time (V8 caches a string's hash in that
+   * string only), which costs more than the SHA-1 itself.
    */
   private tagOf(text: string): string {
     return strongTag(representation(text));

@@ -2,9 +2,6 @@
  * The gateway for the catalogue benches, in a process of its own, against DATABASE_URL (the parent
  * prepared the rows), with the three fixture chains of the tests and no indexer. The benched paths keep their
  * real rate limiter with a limit the load never reaches (the limiter still does its full work).
- * BENCH_TAIL_PROBE=1: the gateway also measures its own request times, stalls and collections
- * (bench/servers/tailProbe.ts, for `npm run bench:tail`). BENCH_SURVIVOR_PROBE=1: it profiles what its
- * allocations outlive (bench/servers/survivorProbe.ts, for `npm run bench:survivors`).
  *   node --import tsx bench/servers/catalogue.ts <port> <path>[,<path>…]
  */
 import { loadConfig } from '../../lib/config.js';
@@ -12,8 +9,6 @@ import { createLogger } from '../../lib/logger.js';
 import { routes } from '../../rest/routes/index.js';
 import { startService } from '../../service.js';
 import { fixtureChains } from '../../test/helpers/catalogue.js';
-import { installSurvivorProbe } from './survivorProbe.js';
-import { installTailProbe } from './tailProbe.js';
 
 const [portText, paths] = process.argv.slice(2);
 const benched = new Set((paths ?? '').split(','));
@@ -29,7 +24,5 @@ const service = await startService(config, {
   chains: fixtureChains(3),
   logger: createLogger(config.logLevel),
 });
-if (process.env.BENCH_TAIL_PROBE === '1') installTailProbe(service.server);
-if (process.env.BENCH_SURVIVOR_PROBE === '1') installSurvivorProbe();
 process.stdout.write('ready\n');
 process.on('SIGTERM', () => service.stop().then(() => process.exit(0)));
