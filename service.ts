@@ -130,8 +130,8 @@ export async function startService(config: Config, options: ServiceOptions = {})
       // No auto-pipelining: the hot path's one command per event-loop turn is batched already (the rate
       // limits' script call, rest/windowCounter.ts), and ioredis runs one auto-pipeline at a time, queueing
       // the next turns' commands behind the one in flight: requests waited a round trip longer and lived
-      // across scavenges, ~4.3 KB of each cached read was promoted to the old generation (0.06 without),
-      // and a gateway served 72 K cached stats in 5 s instead of 109 K (bench/results/RESULTS.md, tenth pass).
+      // across scavenges and were promoted to the old generation, and a gateway served a third fewer cached
+      // reads.
       redis = new GuardedRedis(config.redisUrl, {
         enableOfflineQueue: false,
         maxRetriesPerRequest: 1,

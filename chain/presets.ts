@@ -35,7 +35,7 @@ export const DEPLOYED_ROUTER = '0x111111338c5091e8440b67b168bae16a668ac0de';
 /**
  * The chain id and Multicall3 address of each preset chain, as viem's definitions (`viem/chains`) have
  * them. Written here instead of imported: importing `viem/chains` for three of its chains loads all of
- * its ~700 definitions, 23 MB of the service's resident memory (issue 22's bound is 300 MB).
+ * its ~700 definitions, about 23 MB of the service's resident memory.
  */
 export const VIEM_CHAIN_FACTS = {
   base: { id: 8453, multicall3: '0xca11bde05977b3631167028862be2a173976ca11' },

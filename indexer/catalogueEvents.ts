@@ -1,5 +1,5 @@
 /**
- * The catalogue events of one indexed chunk (GET /api/events, issue 19): a strategy shipped, a swap, a
+ * The catalogue events of one indexed chunk (GET /api/events): a strategy shipped, a swap, a
  * dock. Written by `writeChunk` (indexer/write.ts) in the chunk's own transaction, after the catalogue
  * rows, so an event exists exactly when the rows it describes do. Each event joins the stored strategy:
  * what the catalogue does not keep (a Shipped that is not a strategy, a swap of another router, a dock

@@ -38,8 +38,7 @@ const TYPICAL_CHARS = 256;
  * On the service's own destination (lib/logDestination.ts, batched) the request only holds its fields
  * and the time: the text is built with the rest of its batch, up to 100 ms later, in order with the
  * other lines. A request arriving alone used to build its line with every piece of that code out of
- * the CPU's caches: ~4.6 µs of its CPU in a profile at a paced rate, about a third of what issue 18's
- * additions cost there (bench/extras.ts).
+ * the CPU's caches, a visible share of a cached read at a paced rate (bench/extras.ts).
  */
 export function accessLogWriter(logger: Logger): (fields: AccessFields) => void {
   const record = logger as unknown as Record<symbol, unknown>;

@@ -14,7 +14,7 @@ const MAX_ROWS = 10_000;
 
 /**
  * The api_keys rows this process has read, so that a key's every request does not cost a SQL round
- * trip (issue 22: the key look-up was one of a swap's two round trips, and its only SQL). A kept row
+ * trip (the key look-up was one of a swap's two round trips, and its only SQL). A kept row
  * can never outlive a change to it that this process could know of (store/keptRows.ts):
  *
  * - every UPDATE or DELETE of a row, by any writer (the revokeApiKey mutation, `npm run keys`, plain

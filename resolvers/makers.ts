@@ -1,5 +1,5 @@
 /**
- * Makers (issue 21): one maker's positions, TVL, volume and fees, and the makers list. Counts and
+ * Makers: one maker's positions, TVL, volume and fees, and the makers list. Counts and
  * lifetime totals come from maker_activity (moved with every stored swap), 1/7/30-day windows from
  * maker_hourly, the maker's TVL from its live balances (catalogue_balances) at the configured prices;
  * the list orders by the TVL priced at the last roll-up refresh (indexer/makerTvl.ts).

@@ -1,4 +1,4 @@
-/** Volume time series (issue 21): parameters checked before any SQL, buckets dense and oldest first. */
+/** Volume time series: parameters checked before any SQL, buckets dense and oldest first. */
 import { ApiError } from '../lib/errors.js';
 import { cents } from '../lib/usd.js';
 import type { GraphQLContext } from '../schema/context.js';

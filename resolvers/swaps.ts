@@ -1,5 +1,5 @@
 /**
- * POST /v1/swaps (issue 17): a taker's swap against one live, verified strategy, prepared unsigned.
+ * POST /v1/swaps: a taker's swap against one live, verified strategy, prepared unsigned.
  * Simulated like /api/quote (chain/simulate.ts: the block, the router's quote, the strategy's state,
  * the maker's funding and the taker's balance and allowance to the router, in ONE eth_call), then
  * `approve` (router as spender, only where short, reset rule) and `swap` with taker data carrying the

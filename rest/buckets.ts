@@ -22,7 +22,7 @@ export const BUCKET_LIMITS = {
   positions: 60,
   /** GET /api/events: per client, each connect (a stream open for hours counts once). */
   events: 30,
-  /** /v1/webhooks and its sub-paths (issue 19): per key, every method. */
+  /** /v1/webhooks and its sub-paths: per key, every method. */
   webhooks: 30,
   /** The reference (/docs, /docs/errors/*, /openapi.json): per client. */
   docs: 120,

@@ -72,7 +72,7 @@ export function drainable(server: Server): Drainable {
  * The answers in flight, each in a slot of one array that a finished answer empties and the next one
  * takes: no request adds to or deletes from a hash table. A Set did, and at each of its rehashes V8 left
  * the obsolete table in the old generation, where it kept the responses it held, and all they reach,
- * alive through every scavenge until a mark-compact (bench/results/RESULTS.md, seventeenth pass). The
+ * alive through every scavenge until a mark-compact. The
  * array grows only past the most answers ever in flight at once.
  */
 class InflightSlots {

@@ -13,7 +13,7 @@ type Persisted<R, V> = TypedDocumentNode<R, V> & { __meta__?: { hash?: string } 
  * run: each is parsed, validated against the schema and compiled (graphql-jit) once, then looked up by
  * its hash. Compiled, an operation runs its resolvers without graphql-js's walk of the document per
  * request (field collection, argument and variable coercion, completion of every field by type): a
- * prepare's ~150 fields cost ~6% of its CPU that way (bench/results/RESULTS.md, eighth pass). Only the
+ * prepare's ~150 fields cost a few percent of its CPU that way. Only the
  * manifest's documents are compiled, never a client's text; /graphql keeps graphql-js. Enum values
  * cross in the REST spelling (rest/enumPlan.ts): variables are translated to the graph's names, results
  * back, as the codegen types say (rest/generated/enum-values.json).

@@ -9,7 +9,7 @@
  * socket writes of node and Postgres are paid once per batch instead of once per request
  * (bench/catalogue.ts: the filtered list more than doubles its throughput on two cores).
  *
- * One request can never fail another (issue 16): when a statement of several sets fails, its sets are
+ * One request can never fail another: when a statement of several sets fails, its sets are
  * split in two halves, each run again on its own, and so on down to the set that fails, which fails alone
  * (one bad set among 64 costs about a dozen more statements; the others get their results). A failure
  * that no set escapes (`failsAll`: the store is unreachable) fails the whole batch at once.

@@ -64,8 +64,8 @@ const keyOf = (chainKey: string, maker: string) => `${chainKey}:${maker}`;
 /**
  * The makers' active strategies this process has read, per (chain, maker), forgotten on the notices
  * of migration 017's trigger (a ship, a dock, a reorg's rewind, by whichever process writes them):
- * a prepare, a top-up or a health read of the same wallet then costs no SQL round trip (issue 22:
- * this read was one of a prepare's two statements). Kept only while the LISTEN connection is up, at
+ * a prepare, a top-up or a health read of the same wallet then costs no SQL round trip (this read
+ * was one of a prepare's two statements). Kept only while the LISTEN connection is up, at
  * most MAKER_STRATEGIES_TTL_MS. Of a maker with more than 64 open strategies on the chain only that is
  * kept: its strategies holding the tokens asked are then read each time.
  */

@@ -2,7 +2,7 @@
  * The opaque keyset cursors of the lists (strategies; positions and webhook deliveries): what they carry
  * and how they are read back. A cursor comes
  * from the client, so every field is checked here, before any SQL, against what Postgres accepts for
- * it: a decoded cursor that passes can never make the list statement raise (issue 16).
+ * it: a decoded cursor that passes can never make the list statement raise.
  */
 import { ApiError } from '../../lib/errors.js';
 import type { ListPosition } from '../../store/strategyList.js';

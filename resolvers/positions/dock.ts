@@ -1,5 +1,5 @@
 /**
- * POST /v1/positions/{positionId}/dock (issue 17): the unsigned `dock(app, strategyHash, tokens)` of
+ * POST /v1/positions/{positionId}/dock: the unsigned `dock(app, strategyHash, tokens)` of
  * a position of this key observed active, tokens exactly as shipped (PROTOCOL.md: any other list
  * reverts with DockingShouldCloseAllTokens). The catalogue may lag the chain by the indexer's poll, so
  * Aqua's tokensCount is read live (one RPC round trip): a dock already mined is a 422 too.

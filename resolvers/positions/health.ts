@@ -1,5 +1,5 @@
 /**
- * Health of a shipped position (issue 17): why is my position not filling. Live allowance (to Aqua)
+ * Health of a shipped position: why is my position not filling. Live allowance (to Aqua)
  * and balance of the wallet for both tokens against what its strategies need (coverage.ts):
  *   - `stalled`: for a token, the wallet covers less than THIS strategy's own virtual balance of it, so a
  *     swap that draws on the uncovered part reverts now (`SafeTransferFromFailed`), although a quote

@@ -1,5 +1,5 @@
 /**
- * GET /v1/positions (issue 19): the positions of the calling key, newest first, keyset-paginated with
+ * GET /v1/positions: the positions of the calling key, newest first, keyset-paginated with
  * the strategy list's cursor rules (resolvers/catalogue/cursor.ts): an opaque cursor checked field by
  * field before any SQL, anything else 400 naming `cursor`.
  */

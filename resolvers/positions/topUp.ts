@@ -1,5 +1,5 @@
 /**
- * POST /v1/positions/{positionId}/approvals (issue 17): the approve steps that restore the wallet's
+ * POST /v1/positions/{positionId}/approvals: the approve steps that restore the wallet's
  * coverage for the position's two tokens (coverage.ts), with the reset rule, or none when covered. A
  * position not yet seen on chain counts its prepared amounts (it will need them once shipped); a docked
  * one counts only the wallet's other open positions.

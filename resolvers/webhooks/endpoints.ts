@@ -1,5 +1,5 @@
 /**
- * Webhook endpoints of the calling key (issue 19, item 3): register, list, read, delete, rotate the
+ * Webhook endpoints of the calling key: register, list, read, delete, rotate the
  * secret. A key sees only its own endpoints; another key's and a missing one are the same 404.
  */
 import { randomBytes } from 'node:crypto';

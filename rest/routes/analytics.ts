@@ -7,7 +7,7 @@ import { queryParam, type RestRoute, type RouteContext, readBody } from '../rout
 import { makerBody, strategyActivityBody } from '../schemas/analytics.js';
 
 /**
- * The analytics read paths (issue 21), additive to SPEC §9, each one persisted operation:
+ * The analytics read paths, additive to SPEC §9, each one persisted operation:
  *
  * GET /api/makers/{address}?chain=… — a maker on one chain (chain required: a maker is per chain):
  *   positions, live TVL, volume and fees over 1/7/30 days and the lifetime, and a page of its

@@ -6,7 +6,7 @@ import { queryParam, type RestRoute, type RouteContext, readBody } from '../rout
 import { type positionAction, positionActionBody } from '../schemas/positions.js';
 
 /**
- * The maker's actions on a position of this key (issue 17): POST /v1/positions/{positionId}/approvals
+ * The maker's actions on a position of this key: POST /v1/positions/{positionId}/approvals
  * (top-up) and POST /v1/positions/{positionId}/dock (close). Both return unsigned transactions in the
  * PositionAction shape and count in the SPEC §8 `ship, swap` bucket (`write`, 6 per 60 s per key).
  */

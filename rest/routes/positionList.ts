@@ -24,7 +24,7 @@ import { queryParam, type RestRoute, type RouteContext, readBody } from '../rout
 import { listedPosition, positionCsv, positionListBody } from '../schemas/positionList.js';
 
 /**
- * GET /v1/positions and GET /v1/positions/export (issue 19): the calling key's positions, listed through
+ * GET /v1/positions and GET /v1/positions/export: the calling key's positions, listed through
  * the persisted GraphQL operation, exported as a stream (HTTP work: a keyset loop of pages written
  * with backpressure, never the whole set in memory). Both shape rows with the one status shaping.
  */

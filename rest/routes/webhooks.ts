@@ -29,7 +29,7 @@ import {
 } from '../schemas/webhooks.js';
 
 /**
- * /v1/webhooks… (issue 19, item 3): a key's webhook endpoints (Standard Webhooks), their deliveries and
+ * /v1/webhooks…: a key's webhook endpoints (Standard Webhooks), their deliveries and
  * replays. Any valid key; every method counts in the `webhooks` bucket, per key. The GraphQL model
  * (schema/webhook.ts) decides; here the path, query and body are checked and the bodies shaped.
  */

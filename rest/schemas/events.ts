@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { address, baseUnits, component, dateTime, hash32, usd } from './common.js';
 
-/** GET /api/events (issue 19): the messages of the catalogue's live stream (Server-Sent Events). */
+/** GET /api/events: the messages of the catalogue's live stream (Server-Sent Events). */
 
 const eventId = z
   .string()

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { component, meta, readBody } from './common.js';
 import { positionStatus } from './positions.js';
 
-/** GET /v1/positions (issue 19) and GET /v1/positions/export. */
+/** GET /v1/positions and GET /v1/positions/export. */
 export const listedPosition = component(
   'ListedPosition',
   positionStatus

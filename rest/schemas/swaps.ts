@@ -6,7 +6,7 @@ import { address, baseUnits, component, hash32, readBody } from './common.js';
 import { preparedTransaction, prepareMeta } from './positions.js';
 import { quoteFee, quoteToken } from './quote.js';
 
-/** POST /v1/swaps (issue 17): the request the route parses with, and the prepared swap. */
+/** POST /v1/swaps: the request the route parses with, and the prepared swap. */
 export const swapRequestSchema = z.strictObject({
   chain: z.string({ error: 'must be a chain key such as "base"' }).min(1).max(64).meta({
     description: 'A chain key of the live catalogue (GET /api/chains).',

@@ -5,7 +5,7 @@ import { component, dateTime, hash32, meta, readBody } from './common.js';
 import { listedPosition } from './positionList.js';
 import { positionHealth } from './positions.js';
 
-/** /v1/webhooks… (issue 19, item 3) and the payloads sent to an endpoint (OpenAPI 3.1 `webhooks`). */
+/** /v1/webhooks… and the payloads sent to an endpoint (OpenAPI 3.1 `webhooks`). */
 export const webhookEvent = z.enum(WEBHOOK_EVENTS).meta({
   description:
     '`position.shipped` (seen on chain), `position.filled` (first settled volume), `position.docked` (closed by its maker), `position.health_changed` (the live health observed differs from the last observed), `position.reverted` (a reorg or a replaced chain undid its ship or dock: `data.status` says where it stands now; the lifecycle events that follow are delivered again).',
