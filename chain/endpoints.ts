@@ -10,6 +10,7 @@
 import { BaseError, HttpRequestError, RpcRequestError, SocketClosedError, TimeoutError } from 'viem';
 import type { Logger } from '../lib/logger.js';
 import type { Metrics } from '../lib/metrics.js';
+import { rpcHostOf } from '../lib/rpcHost.js';
 
 /** Why an endpoint is backed off (the `reason` label of the metric). */
 export type BackoffReason = 'rate_limited' | 'timeout' | 'unavailable' | 'malformed' | 'wrong_chain';
@@ -21,15 +22,6 @@ export function redactRpcUrl(url: string): string {
     return `${u.protocol}//${u.host}`;
   } catch {
     return '(invalid URL)';
-  }
-}
-
-/** The host label of an endpoint (host and port only). */
-export function rpcHostOf(url: string): string {
-  try {
-    return new URL(url).host;
-  } catch {
-    return 'invalid';
   }
 }
 

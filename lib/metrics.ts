@@ -1,9 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import { rpcHostOf } from '../chain/endpoints.js';
 import type { Db } from '../store/db.js';
 import { accessLogWriter } from './accessLog.js';
 import type { Logger } from './logger.js';
+import { rpcHostOf } from './rpcHost.js';
 
 /** What `fetchFn` of viem's http transport is given and answers. */
 type FetchFn = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;

@@ -17,8 +17,16 @@ import type { Services } from '../lib/services.js';
 import type { GraphQLContext } from '../schema/context.js';
 import type { StrategyDetailRow } from '../store/catalogue.js';
 import type { Db } from '../store/db.js';
-import type { QuoteDirection, QuoteToken } from './quote.js';
 import { type FeeStep, feeSteps } from './quoteFees.js';
+
+export const QUOTE_DIRECTIONS = ['aToB', 'bToA'] as const;
+export type QuoteDirection = (typeof QUOTE_DIRECTIONS)[number];
+
+export interface QuoteToken {
+  symbol: string;
+  address: string;
+  decimals: number;
+}
 
 /** The pair quotes are simulated for, by symbol of the chain's registry (addresses come from there). */
 const QUOTABLE_SYMBOLS = ['USDC', 'USDT'] as const;

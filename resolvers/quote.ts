@@ -7,11 +7,21 @@ import { type SwapFunding, simulateQuote } from '../chain/simulate.js';
 import type { TokenConfig } from '../lib/config.js';
 import { ApiError } from '../lib/errors.js';
 import type { GraphQLContext } from '../schema/context.js';
-import { checkOpen, quotableStrategy, simulationClient, unprocessable } from './quotable.js';
+import {
+  checkOpen,
+  QUOTE_DIRECTIONS,
+  type QuoteDirection,
+  type QuoteToken,
+  quotableStrategy,
+  simulationClient,
+  unprocessable,
+} from './quotable.js';
+
+// Where the quote's types are declared (quotable.ts, which the quote builds on); re-exported for callers.
+export { QUOTE_DIRECTIONS, type QuoteDirection, type QuoteToken };
+
 import { programFees, type QuoteFee } from './quoteFees.js';
 
-export const QUOTE_DIRECTIONS = ['aToB', 'bToA'] as const;
-export type QuoteDirection = (typeof QUOTE_DIRECTIONS)[number];
 /** SPEC §4.4: the chain a quote names when the caller names none. */
 export const DEFAULT_QUOTE_CHAIN = 'ethereum';
 
@@ -26,12 +36,6 @@ export interface QuoteArgs {
   chain: string;
   amount: string;
   direction: QuoteDirection;
-}
-
-export interface QuoteToken {
-  symbol: string;
-  address: string;
-  decimals: number;
 }
 
 export interface QuoteResult {

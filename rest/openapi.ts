@@ -6,14 +6,15 @@ import {
   errorExample,
   errorResponses,
   JSON_TYPE,
-  type Response,
   responseHeaders,
 } from './openapi/responses.js';
 import { type JsonSchema, SchemaSet } from './openapi/schemaSet.js';
+import type { OpenApiDocument, OpenApiOptions, Operation } from './openapi/types.js';
 import { webhookEvents } from './openapi/webhooks.js';
 import type { RestRoute, RouteDoc } from './route.js';
 import { HEADERS, type HeaderName } from './schemas/common.js';
 
+export type { OpenApiDocument, OpenApiOptions, Operation } from './openapi/types.js';
 export type { JsonSchema };
 export { errorExample };
 
@@ -24,25 +25,6 @@ export { errorExample };
  * hand-kept copy.
  * Served at GET /openapi.json (rest/docs.ts); linted by `npm run openapi:check`.
  */
-
-export type OpenApiDocument = Record<string, unknown> & {
-  paths: Record<string, Record<string, Operation>>;
-  components: { schemas: Record<string, JsonSchema>; [section: string]: unknown };
-};
-export interface Operation {
-  operationId: string;
-  responses: Record<string, Response>;
-  [field: string]: unknown;
-}
-
-export interface OpenApiOptions {
-  /** PUBLIC_URL: the one server of the document. */
-  publicUrl: string;
-  /** DOCS_URL: base of the error documentation links. */
-  docsUrl: string;
-  /** The service's version (package.json). */
-  version?: string;
-}
 
 export const API_VERSION = 'v1';
 

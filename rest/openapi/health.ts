@@ -1,9 +1,9 @@
 /** The health paths (rest/health.ts): outside the routes table, documented here. */
 import type { z } from 'zod';
-import type { Operation } from '../openapi.js';
 import { healthBody, readyBody } from '../schemas/health.js';
 import { errorResponse, JSON_TYPE, type Response, responseHeaders } from './responses.js';
 import type { SchemaSet } from './schemaSet.js';
+import type { Operation } from './types.js';
 
 export function healthPaths(set: SchemaSet, docsUrl: string): Record<string, Record<string, Operation>> {
   const ok = (schema: z.ZodType, example: unknown): Response => ({

@@ -1,8 +1,8 @@
 /** The document's `info.description`: what the API is, its conventions, authentication, limits and errors. */
 import { ERROR_CODE_LIST, ERROR_CODES } from '../../lib/errors.js';
 import { BUCKET_LIMITS, WINDOW_SECONDS } from '../buckets.js';
-import type { OpenApiOptions } from '../openapi.js';
 import { ERROR_DOCS } from '../schemas/common.js';
+import type { OpenApiOptions } from './types.js';
 
 export function describeApi(options: OpenApiOptions): string {
   const buckets = Object.entries(BUCKET_LIMITS)
