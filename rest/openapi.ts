@@ -2,12 +2,7 @@ import type { z } from 'zod';
 import { ERROR_CODE_LIST, type ErrorCode } from '../lib/errors.js';
 import { healthPaths } from './openapi/health.js';
 import { describeApi } from './openapi/intro.js';
-import {
-  errorExample,
-  errorResponses,
-  JSON_TYPE,
-  responseHeaders,
-} from './openapi/responses.js';
+import { errorExample, errorResponses, JSON_TYPE, responseHeaders } from './openapi/responses.js';
 import { type JsonSchema, SchemaSet } from './openapi/schemaSet.js';
 import type { OpenApiDocument, OpenApiOptions, Operation } from './openapi/types.js';
 import { webhookEvents } from './openapi/webhooks.js';
