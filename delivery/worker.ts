@@ -13,6 +13,7 @@
  */
 
 import { type Runner, run, runMigrations, type Task, Logger as WorkerLogger } from 'graphile-worker';
+import { buildPayload } from '../domain/positionEvents.js';
 import type { Logger } from '../lib/logger.js';
 import type { Services } from '../lib/services.js';
 import type { Db } from '../store/db.js';
@@ -26,7 +27,6 @@ import {
   releaseClaim,
   unlockStaleClaims,
 } from '../store/webhookWorker.js';
-import { buildPayload } from './payload.js';
 import { openSecret } from './secrets.js';
 import { type AttemptResult, postSigned } from './send.js';
 import { checkTarget } from './ssrf.js';

@@ -15,10 +15,11 @@
  * cuts a run).
  * A wallet whose read or write fails is logged and comes first again at the next run.
  */
+
+import { recordHealth } from '../domain/positionEvents.js';
 import type { Services } from '../lib/services.js';
 import { createMulticallLoader } from '../loaders/multicall.js';
 import { positionHealth } from '../resolvers/positions/health.js';
-import { recordHealth } from '../resolvers/webhooks/health.js';
 import { createContext } from '../schema/context.js';
 import {
   makersSince,

@@ -3,7 +3,7 @@
  * the list's `ListedPosition` (the one status shaping), and a writer that honours backpressure.
  */
 import type { Response } from 'express';
-import type { ListedPosition } from '../resolvers/positions/list.js';
+import type { ListedPosition } from '../domain/positions.js';
 
 export const EXPORT_FORMATS = ['csv', 'ndjson'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];

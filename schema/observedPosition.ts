@@ -2,7 +2,7 @@
  * The fields a position observed by the service has wherever it is shown: PositionStatus (GET
  * /v1/positions/{id}, schema/position.ts) and ListedPosition (the list and export, schema/positionList.ts).
  */
-import type { ObservedPosition } from '../resolvers/positions/status.js';
+import type { ObservedPosition } from '../domain/positions.js';
 import { builder } from './builder.js';
 import { PositionState } from './enums.js';
 

@@ -1,4 +1,4 @@
-import type { ListedPosition } from '../resolvers/positions/list.js';
+import type { ListedPosition } from '../domain/positions.js';
 import { listPositions } from '../resolvers/positions/list.js';
 import { builder } from './builder.js';
 import { connectionOf, relayArgs, relayPaging } from './connection.js';

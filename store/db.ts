@@ -95,3 +95,24 @@ export async function query<R extends pg.QueryResultRow>(
     throw storeError(error);
   }
 }
+
+/** Runs `work` in one transaction on one client of the pool. */
+export async function inTransaction<T>(db: Db, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  let client: pg.PoolClient;
+  try {
+    client = await db.connect();
+  } catch (error) {
+    throw storeError(error);
+  }
+  try {
+    await client.query('BEGIN');
+    const result = await work(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw storeError(error);
+  } finally {
+    client.release();
+  }
+}

@@ -1,7 +1,7 @@
 import { type Db, query } from './db.js';
 import type { PositionStatusRow } from './positions.js';
 
-/** The lifecycle states a list can filter on (resolvers/positions/access.ts `observedState`). */
+/** The lifecycle states a list can filter on (domain/positions.ts `observedState`). */
 export type PositionState = 'prepared' | 'shipped' | 'filled' | 'docked';
 
 /** A listed position: its status row, its metadata and its keyset position (created_at as Postgres text). */

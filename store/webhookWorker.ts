@@ -3,8 +3,8 @@
  * consequences (retry, endpoint disabled, circuit), putting it off, and the sweep of dead workers' claims.
  */
 import type pg from 'pg';
-import type { Db } from './db.js';
-import { ADD_DELIVERY_JOB, inTransaction } from './webhooks.js';
+import { type Db, inTransaction } from './db.js';
+import { ADD_DELIVERY_JOB } from './webhookDeliveries.js';
 
 export interface ClaimedDelivery {
   delivery_id: string;

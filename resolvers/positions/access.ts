@@ -20,11 +20,3 @@ export async function positionOfKey(ctx: GraphQLContext, positionId: string): Pr
   if (!row) throw ApiError.notFound(POSITION_NOT_FOUND);
   return row;
 }
-
-/** The lifecycle state the catalogue shows (SPEC §3, plus `docked`, additive per SPEC §9). */
-export function observedState(row: PositionStatusRow): 'prepared' | 'shipped' | 'filled' | 'docked' {
-  if (!row.observed) return 'prepared';
-  if (row.strategy_status === 'docked') return 'docked';
-  const filled = row.first_volume_seen_at !== null || (row.volume_usd ?? 0) > 0;
-  return filled ? 'filled' : 'shipped';
-}

@@ -3,6 +3,7 @@
  * the strategy list's cursor rules (resolvers/catalogue/cursor.ts): an opaque cursor checked field by
  * field before any SQL, anything else 400 naming `cursor`.
  */
+import { type ListedPosition, shapePosition } from '../../domain/positions.js';
 import { ApiError } from '../../lib/errors.js';
 import type { GraphQLContext } from '../../schema/context.js';
 import type { Db } from '../../store/db.js';
@@ -10,7 +11,6 @@ import { type ListedPositionRow, listPositionsOfKey, type PositionState } from '
 import { UNAUTHORIZED_MESSAGE } from '../apiKeys.js';
 import { timeKeysetCursor } from '../catalogue/cursor.js';
 import { type Connection, pageConnection } from '../connection.js';
-import { type ObservedPosition, shapePosition } from './status.js';
 
 export const POSITION_STATES = ['prepared', 'shipped', 'filled', 'docked'] as const;
 export const POSITIONS_MAX_LIMIT = 100;
@@ -26,8 +26,6 @@ export interface PositionListArgs {
   cursor?: string | null;
   limit?: number | null;
 }
-
-export type ListedPosition = ObservedPosition & { metadata: Record<string, string> | null };
 
 type Keyset = { at: string; hash: string };
 

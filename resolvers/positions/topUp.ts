@@ -5,8 +5,9 @@
  * one counts only the wallet's other open positions.
  */
 import { getAddress, maxUint256 } from 'viem';
+import { observedState } from '../../domain/positions.js';
 import type { GraphQLContext } from '../../schema/context.js';
-import { observedState, positionOfKey } from './access.js';
+import { positionOfKey } from './access.js';
 import { actionOf, type PositionAction } from './actions.js';
 import { approveSteps, stepList } from './approvals.js';
 import { readCoverage } from './coverage.js';

@@ -3,6 +3,7 @@
  * keyset-paginated with an opaque cursor, and the replay of one delivery.
  */
 
+import { storedWebhookEvent } from '../../domain/positionEvents.js';
 import { ApiError } from '../../lib/errors.js';
 import type { GraphQLContext } from '../../schema/context.js';
 import {
@@ -11,7 +12,7 @@ import {
   type DeliveryRow,
   listDeliveries,
   replayDelivery,
-} from '../../store/webhooks.js';
+} from '../../store/webhookDeliveries.js';
 import { timeKeysetCursor } from '../catalogue/cursor.js';
 import { type Connection, pageConnection } from '../connection.js';
 import { webhookOfKey } from './endpoints.js';
@@ -38,7 +39,7 @@ const attemptOf = (a: AttemptRow): WebhookAttempt => ({
 function deliveryOf(row: DeliveryRow, attempts: WebhookAttempt[]): WebhookDelivery {
   return {
     id: row.delivery_id,
-    event: row.event_type,
+    event: storedWebhookEvent(row.event_type),
     positionId: row.strategy_hash,
     occurredAt: row.occurred_at,
     status: row.status,

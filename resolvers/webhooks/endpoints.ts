@@ -3,9 +3,9 @@
  * secret. A key sees only its own endpoints; another key's and a missing one are the same 404.
  */
 import { randomBytes } from 'node:crypto';
-import { WEBHOOK_EVENTS, type WebhookEvent } from '../../delivery/payload.js';
 import { newSecret, sealSecret } from '../../delivery/secrets.js';
 import { checkTarget, parseWebhookUrl } from '../../delivery/ssrf.js';
+import { storedWebhookEvent, WEBHOOK_EVENTS, type WebhookEvent } from '../../domain/positionEvents.js';
 import { ApiError } from '../../lib/errors.js';
 import type { GraphQLContext } from '../../schema/context.js';
 import {
@@ -15,7 +15,7 @@ import {
   listWebhooks,
   rotateWebhookSecret,
   type WebhookRow,
-} from '../../store/webhooks.js';
+} from '../../store/webhookEndpoints.js';
 import { UNAUTHORIZED_MESSAGE } from '../apiKeys.js';
 import type { WebhookEndpoint, WebhookWithSecret } from './types.js';
 
@@ -40,7 +40,7 @@ export function endpointOf(row: WebhookRow): WebhookEndpoint {
   return {
     id: row.webhook_id,
     url: row.url,
-    events: row.events,
+    events: row.events.map(storedWebhookEvent),
     createdAt: row.created_at,
     previousSecretExpiresAt: overlap && overlap > new Date() ? overlap : null,
     disabledAt: row.disabled_at,

@@ -1,4 +1,4 @@
-import type { WebhookEvent } from '../../delivery/payload.js';
+import type { WebhookEvent } from '../../domain/positionEvents.js';
 
 /** The shapes of the webhook resolvers (GraphQL model of /v1/webhooks). */
 export interface WebhookEndpoint {

@@ -1,5 +1,5 @@
 /** OpenAPI 3.1 `webhooks`: the deliveries a registered endpoint receives (delivery/). */
-import { WEBHOOK_EVENTS } from '../../delivery/payload.js';
+import { WEBHOOK_EVENTS } from '../../domain/positionEvents.js';
 import { WEBHOOK_HEADERS, webhookPayload } from '../schemas/webhooks.js';
 import type { SchemaSet } from './schemaSet.js';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { WebhookEvent } from '../../delivery/payload.js';
+import type { WebhookEvent } from '../../domain/positionEvents.js';
 import { ApiError } from '../../lib/errors.js';
 import { nextCursorOf, REST_PAGING_NAMES } from '../../resolvers/connection.js';
 import { DELIVERIES_DEFAULT_LIMIT, DELIVERIES_MAX_LIMIT } from '../../resolvers/webhooks/deliveries.js';

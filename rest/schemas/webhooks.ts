@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { WEBHOOK_EVENTS } from '../../delivery/payload.js';
 import { MAX_URL_LENGTH } from '../../delivery/ssrf.js';
+import { WEBHOOK_EVENTS } from '../../domain/positionEvents.js';
 import { component, dateTime, hash32, meta, readBody } from './common.js';
 import { listedPosition } from './positionList.js';
 import { positionHealth } from './positions.js';

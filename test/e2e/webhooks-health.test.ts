@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChainRegistry } from '../../chain/registry.js';
 import { startHealthCheck } from '../../indexer/healthCheck.js';
 import { type Indexer, startIndexer } from '../../indexer/index.js';
-import { healthSeen } from '../../store/webhooks.js';
+import { healthSeen } from '../../store/positionHealthSeen.js';
 import { contractValidator, expectMatchesContract } from '../helpers/contract.js';
 import { until } from '../helpers/load.js';
 import { testPort } from '../helpers/ports.js';

@@ -5,10 +5,12 @@
  * failing receiver gets the backoff schedule, then the endpoint is disabled (and a replay enables it);
  * two replicas on one database deliver each event once; SSRF refusals name `url`.
  */
+
 import { encodeFunctionData, getAddress, type Hex, parseEther } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { erc20Abi } from '../../chain/abi.js';
+import { startHealthCheck } from '../../indexer/healthCheck.js';
 import { contractValidator, expectMatchesContract } from '../helpers/contract.js';
 import { until } from '../helpers/load.js';
 import { testPort } from '../helpers/ports.js';
@@ -230,8 +232,12 @@ describe('webhooks', () => {
     ]);
   });
 
-  it('delivers position.health_changed where health is observed (GET of the position), with the health', async () => {
-    // First read: the baseline (ok), no event.
+  it('delivers position.health_changed where the health check observes it, with the health; a GET writes nothing', async () => {
+    const check = startHealthCheck(w.svc.services, { chains: () => ['base'], background: false });
+    const healthChanges = async () =>
+      (await deliveriesOf(hook.id, makerKey)).filter((d) => d.event === 'position.health_changed').length;
+    // First run: the baseline (ok), no event.
+    await check.runNow();
     expect(
       (await ok<{ health: { status: string } }>('GET', `/v1/positions/${position}`, makerKey)).health.status,
     ).toBe('ok');
@@ -244,18 +250,21 @@ describe('webhooks', () => {
         args: [getAddress(w.base.aqua), 0n],
       }),
     });
+    // The read shows the stall at once, and records nothing: no event is queued by a GET.
     expect(
       (await ok<{ health: { status: string } }>('GET', `/v1/positions/${position}`, makerKey)).health.status,
     ).toBe('stalled');
+    expect(await healthChanges()).toBe(0);
+    // The health check's run observes it, and queues the event in the transaction that records it.
+    await check.runNow();
     const [changed] = await receiver.waitFor(1, ofType('position.health_changed', position));
     const payload = delivered(hook.secret, changed!);
     expect(payload.data.health?.status).toBe('stalled');
-    // Unchanged health queues nothing more: the GET records what it observed (and queues any event) in
-    // one transaction before it answers, so once it has answered the endpoint's deliveries are final.
+    // Unchanged health queues nothing more: a run records what it observed (and queues any event) in one
+    // transaction before it returns, so once it has returned the endpoint's deliveries are final.
+    await check.runNow();
     await ok('GET', `/v1/positions/${position}`, makerKey);
-    expect(
-      (await deliveriesOf(hook.id, makerKey)).filter((d) => d.event === 'position.health_changed'),
-    ).toHaveLength(1);
+    expect(await healthChanges()).toBe(1);
     expect(receiver.received.filter(ofType('position.health_changed', position))).toHaveLength(1);
     // Covered again (for the swap below).
     await w.send(maker, {

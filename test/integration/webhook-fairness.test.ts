@@ -12,11 +12,11 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { createChainClients } from '../../chain/clients.js';
 import { ChainRegistry } from '../../chain/registry.js';
 import { migrateQueue, startWebhookWorker, type WebhookWorker } from '../../delivery/worker.js';
+import { recordHealth } from '../../domain/positionEvents.js';
 import { loadConfig } from '../../lib/config.js';
 import { createLogger } from '../../lib/logger.js';
 import type { Services } from '../../lib/services.js';
 import type { PositionHealth } from '../../resolvers/positions/health.js';
-import { recordHealth } from '../../resolvers/webhooks/health.js';
 import { createDb, type Db } from '../../store/db.js';
 import { migrate } from '../../store/migrate.js';
 import { fixtureChains } from '../helpers/catalogue.js';
