@@ -1,3 +1,5 @@
+// The one exception to imports running down the layers: this bag is what service.ts builds and hands
+// to every layer, so it names their types. Type-only imports: nothing here loads those modules.
 import type { Redis } from 'ioredis';
 import type { ChainClients } from '../chain/clients.js';
 import type { ChainRegistry } from '../chain/registry.js';
