@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { ERROR_CODE_LIST, type ErrorCode } from '../lib/errors.js';
+import { operationDescription } from './openapi/descriptions.js';
 import { healthPaths } from './openapi/health.js';
 import { describeApi } from './openapi/intro.js';
 import { errorExample, errorResponses, JSON_TYPE, responseHeaders } from './openapi/responses.js';
@@ -123,7 +124,7 @@ function operation(route: RestRoute, doc: RouteDoc, set: SchemaSet, options: Ope
   const op: Operation = {
     operationId: doc.operationId,
     summary: doc.summary,
-    description: doc.description,
+    description: operationDescription(doc.operationId),
     tags: doc.tags,
     security: route.auth ? [{ apiKey: [] }] : [],
     parameters: [

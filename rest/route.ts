@@ -67,8 +67,6 @@ export interface RouteDoc {
   /** Unique, URL-safe, e.g. `getStats`. */
   operationId: string;
   summary: string;
-  /** CommonMark. */
-  description: string;
   tags: string[];
   /** Query parameters: one per property (its `.meta({ description })` documents it). */
   query?: z.ZodObject;

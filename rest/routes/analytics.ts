@@ -78,13 +78,6 @@ const makerRoute: RestRoute = {
   doc: {
     operationId: 'getMaker',
     summary: 'One maker: positions, TVL, volume and fees',
-    description: [
-      "A maker (the address that ships strategies) on one chain: open and docked positions, total value locked (the open strategies' live virtual balances, as indexed, at the configured USD prices), volume and fees over 1, 7 and 30 days and over its lifetime, and a page of its strategies, newest shipped first.",
-      '',
-      'Fees are the USD volume times the fee rates of each strategy’s program: `makerFeesUsd` what its own fee earned, `protocolFeesUsd` the protocol fee paid. Served from roll-ups the indexer keeps with each swap, so as fresh as the indexer.',
-      '',
-      `**Pagination** of \`strategies\`: \`limit\` 1 to ${MAX_LIMIT} (default ${DEFAULT_LIMIT}); \`data.page.nextCursor\` is non-null when more follow: pass it as \`cursor\`. Unknown maker on the chain: 404. Rate limit: the \`strategy-detail\` bucket (60 per 60 s per client).`,
-    ].join('\n'),
     tags: ['Catalogue'],
     params: z.object({
       address: parameters.address.meta({
@@ -151,11 +144,6 @@ const activityRoute: RestRoute = {
   doc: {
     operationId: 'getStrategyActivity',
     summary: "A strategy's volume series and latest swaps",
-    description: [
-      "One strategy's settled volume, swap count and fees per hour or per UTC day, from the hourly roll-ups the indexer keeps with each swap (never a scan of swaps), and its latest 10 swaps. Every bucket of the range is listed, empty ones as zeros.",
-      '',
-      '`from` is rounded down and `to` up to whole buckets; without them the range is the last 30 days (`day`) or 48 hours (`hour`), the current bucket included. At most 366 day buckets or 2,208 hour buckets (92 days). The same bytes may be shipped on two chains: name `chain` to pick one. Unknown strategy: 404. Rate limit: the `strategy-detail` bucket (60 per 60 s per client).',
-    ].join('\n'),
     tags: ['Catalogue'],
     params: z.object({
       hash: parameters.hash.meta({

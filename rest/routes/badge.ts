@@ -39,13 +39,6 @@ export const badgeRoutes: RestRoute[] = [
     doc: {
       operationId: 'getBadge',
       summary: 'A live metric as a shields.io endpoint badge',
-      description: [
-        "The payload of shields.io's endpoint badge (schema version 1). Use it through the renderer, with the encoded URL of this endpoint:",
-        '',
-        '`https://img.shields.io/endpoint?url=<encodeURIComponent(PUBLIC_URL + "/api/badge?metric=volume30")>`',
-        '',
-        `A working badge asks to be cached ${BADGE_CACHE_SECONDS} s. When the catalogue cannot answer (or before the first roll-up) the badge still renders: 200, \`isError: true\`, message "unavailable", \`cacheSeconds\` ${BADGE_ERROR_CACHE_SECONDS}. Rate limit: the \`badge\` bucket (120 per 60 s per client).`,
-      ].join('\n'),
       tags: ['Badges'],
       query: z.object({
         metric: metricParameter.default('volume30').meta({

@@ -113,8 +113,6 @@ const statsRoute: RestRoute = {
   doc: {
     operationId: 'getStats',
     summary: 'Totals, per-chain and top-pair roll-ups of the catalogue',
-    description:
-      'Served from pre-aggregated views that the indexer refreshes on a schedule: `meta.freshnessSeconds` is the age of the data of the roll-up: the time up to which every chain is indexed, never later than the refresh (during a backfill, the age of the last indexed block); null before the first roll-up, when the totals are zeros. A response is cached for 60 seconds (`meta.cached`). No key, no parameters. Rate limit: the `stats` bucket (120 per 60 s per client).',
     tags: ['Catalogue'],
     response: statsBody,
     errors: ['UPSTREAM_UNAVAILABLE'],
@@ -143,8 +141,6 @@ const chainsRoute: RestRoute = {
   doc: {
     operationId: 'getChains',
     summary: 'The live chains, their tokens, contracts and counts',
-    description:
-      'The chains this deployment serves, from its live registry (never hardcode chain keys or symbol-to-address mappings: read them here), with counts and USD volumes from the latest roll-up and where the indexer is. When the store cannot answer, the chains are still listed (they are configuration) with `countsAvailable: false`, null counts, volumes and indexer, and `meta.freshnessSeconds` null. Served from a response cache for one indexer poll (what the `max-age` of the answer allows; `meta.cached` is then true; an answer without counts is never cached). No key, no parameters. Rate limit: the `chains` bucket (60 per 60 s per client).',
     tags: ['Catalogue'],
     response: chainsBody,
     errors: [],
@@ -208,15 +204,6 @@ const strategiesRoute: RestRoute = {
   doc: {
     operationId: 'getStrategies',
     summary: 'Open strategies: list, search, one detail, chains or stats',
-    description: [
-      'One path, five resources (`data.resource` names the shape): `list` (default) and `search` return open strategies one page at a time; `detail` one strategy (open or docked; 404 when unknown); `chains` the body of /api/chains; `stats` the body of /api/stats (same 60 s cache).',
-      '',
-      'A parameter the resource does not take is 400 `INVALID_PARAMETER` naming it; unknown parameter names are ignored. A value given twice (`?a=1&a=2`) is refused.',
-      '',
-      `**Pagination** (list and search): keyset, newest first by default. \`limit\` is 1 to ${MAX_LIMIT} (default ${DEFAULT_LIMIT}); \`data.page.nextCursor\` is non-null when more strategies follow: pass it as \`cursor\`, with the same \`sort\`, for the next page. It is null on the last page, and a page shorter than \`limit\` is always the last. Pages stay stable when strategies are added. Lists are never cached (strategy status is live).`,
-      '',
-      'Rate limit: the `strategies` bucket (20 per 60 s per client).',
-    ].join('\n'),
     tags: ['Catalogue'],
     query: z.object({
       resource: parameters.resource.default('list').meta({
@@ -325,8 +312,6 @@ const strategyDetailRoute: RestRoute = {
   doc: {
     operationId: 'getStrategyDetail',
     summary: 'One strategy: tokens, decoded program and recent swaps',
-    description:
-      'One position of the catalogue (open or docked), with its shipped bytes decoded (order and program, instruction by instruction), when the service first saw it and its latest 10 swaps. The same bytes may be shipped on two chains: name `chain` to pick one (`alsoOnChains` lists the others). Unknown: 404. Served from a response cache for one indexer poll per hash and `chain` (what the `max-age` of the answer allows; `meta.cached` is then true; `meta.freshnessSeconds` is null, a detail is not a roll-up). Rate limit: the `strategy-detail` bucket (60 per 60 s per client).',
     tags: ['Catalogue'],
     query: z.object({
       hash: parameters.hash.meta({

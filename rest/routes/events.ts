@@ -44,15 +44,6 @@ export const eventRoutes: RestRoute[] = [
     doc: {
       operationId: 'streamCatalogueEvents',
       summary: 'Live catalogue events (Server-Sent Events)',
-      description: [
-        'A `text/event-stream` of what happens in the catalogue, as the indexer stores it: `strategy.shipped`, `strategy.swapped` and `strategy.docked`, in chain order, and `chain.rewound` when a reorg or a replaced chain removed some of what was sent (refetch that chain). No key. Each message has an `id:` line (increasing), an `event:` line and one `data:` line of JSON (see `CatalogueEventMessage`). Open it with `new EventSource(url)` in a browser or `curl -N` anywhere.',
-        '',
-        `**Resume**: send the last id you received as the \`Last-Event-ID\` header (an EventSource does so by itself when it reconnects) or, where headers cannot be set, as \`lastEventId\`; the header wins. The stream then starts with every event after that id, then goes on live. Ids are kept for a bounded window (by default the last 24 hours and at most 10,000 events, \`EVENTS_RETAIN_HOURS\`, \`EVENTS_RETAIN_COUNT\`): an id older than the window (or unknown) gets a \`reset\` event first, meaning events were missed: refetch what you show (e.g. GET /api/strategies) and carry on. Without an id the stream starts at the newest event; its first message is an \`id:\` line without data, so a reconnect before the first event misses nothing.`,
-        '',
-        `The stream opens with \`retry: ${RETRY_MS}\` (the reconnection delay) and sends a \`: ping\` comment every 15 s (\`EVENTS_HEARTBEAT_MS\`) so idle proxies keep it open. It is never cached or compressed (\`Cache-Control: no-store, no-transform\`, \`X-Accel-Buffering: no\`). A server that stops ends its streams; reconnect (with your id) and another replica carries on.`,
-        '',
-        'Limits: the `events` bucket counts each connect, per client; at most 4 streams open at once per client (429 `RATE_LIMITED`, `EVENTS_MAX_STREAMS_PER_CLIENT`) and 1000 per server (503 `UPSTREAM_UNAVAILABLE`, `EVENTS_MAX_STREAMS`), each with `Retry-After`. Any page may read it (`Access-Control-Allow-Origin: *`).',
-      ].join('\n'),
       tags: ['Events'],
       query: z.object({
         lastEventId: idParam('lastEventId')

@@ -48,7 +48,6 @@ export const pilotRoutes: RestRoute[] = [
     doc: {
       operationId: 'getPilot',
       summary: 'The test-network pilot (demo)',
-      description: `The demo maker, taker and fee wallets with their balances, the pilot's shipped strategy, its swaps in the recent block window (PILOT_BLOCK_WINDOW) and the fee receiver's balances; the fee receiver's address is deliberately omitted. Served from a cache of a few seconds (\`meta.cached\`, \`meta.freshnessSeconds\`).\n\n${DEMO_NOTE} Rate limit: the \`pilot\` bucket (30 per 60 s per client).`,
       tags: ['Demo'],
       response: pilotBody,
       responseHeaders: demoHeaders,
@@ -75,7 +74,6 @@ export const pilotRoutes: RestRoute[] = [
     doc: {
       operationId: 'getDemoBalances',
       summary: 'USDC, USDT and native balances on the test network (demo)',
-      description: `Live balances of 1 to ${MAX_BALANCE_ADDRESSES} addresses on the demo test network, read in one multicall round trip.\n\n${DEMO_NOTE} Rate limit: the \`balances\` bucket (30 per 60 s per client).`,
       tags: ['Demo'],
       query: z.object({ addresses: addressesDoc }),
       response: balancesBody,

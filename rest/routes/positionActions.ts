@@ -77,11 +77,6 @@ export const positionActionRoutes: RestRoute[] = [
     doc: {
       operationId: 'preparePositionApprovals',
       summary: "Prepare the approvals that restore a position's coverage (top-up)",
-      description: [
-        "One allowance to Aqua per token serves every position of a wallet, and each swap uses part of it up, so a position that fills can stop filling (its `health` goes `at_risk`, then `stalled`). This returns the `approve` steps that raise the wallet's allowance of the position's two tokens to the sum of the live virtual balances of all its active strategies on the chain (plus the position's own amounts while it is not shipped yet), a short non-zero allowance being reset to 0 first (USDT's rule), or an empty `transactions` list when the allowance already covers it. Balances are not topped up: only the wallet's owner can add tokens.",
-        '',
-        'No body. Nothing is signed or broadcast. A position of another key is 404, as on GET. Rate limit: the `write` bucket (the documented `ship, swap` limit), per key, shared with dock and swaps.',
-      ].join('\n'),
       tags: ['Positions'],
       params: positionIdParam,
       query: z.object({ approval: approvalQuery.approval.optional() }),
@@ -118,11 +113,6 @@ export const positionActionRoutes: RestRoute[] = [
     doc: {
       operationId: 'preparePositionDock',
       summary: 'Prepare the unsigned dock (close) of a position',
-      description: [
-        "Returns one `dock` step: Aqua's `dock(app, strategyHash, tokens)` with the tokens exactly as shipped, for the position's wallet to sign. Docking zeroes the position's virtual balances (no tokens move: they never left the wallet) and is final: the same strategy can never be shipped again. Once the service observes it, the position's status becomes `docked` (`firstSeenDockedAt`).",
-        '',
-        "The position must be of this key (404 otherwise, as on GET) and observed active: not yet shipped, or already docked (in the catalogue, or on chain by a live read of Aqua's state: one RPC round trip), is 422 `UNPROCESSABLE`. No body. Rate limit: the `write` bucket (the documented `ship, swap` limit), per key, shared with approvals and swaps.",
-      ].join('\n'),
       tags: ['Positions'],
       params: positionIdParam,
       response: positionActionBody,

@@ -86,15 +86,6 @@ export const positionExportRoutes: RestRoute[] = [
     doc: {
       operationId: 'exportPositions',
       summary: 'Export every position of the key (CSV or NDJSON)',
-      description: [
-        "Streams every position this key prepared, newest first, with its status, timestamps, fees and metadata: `format=csv` (RFC 4180, CRLF line ends, a header row; cells that a spreadsheet would read as a formula, starting with `=`, `+`, `-`, `@`, TAB or CR, are prefixed with `'`; `metadata` is a JSON text cell) or `format=ndjson` (one `ListedPosition` JSON object a line).",
-        '',
-        `The body is streamed as it is read (no size limit; the service holds one page at a time), so an error after the first byte cuts the body short instead of returning an envelope. Optional filters as GET /v1/positions. CSV columns: ${CSV_COLUMNS.map((c) => `\`${c}\``).join(', ')}.`,
-        '',
-        'Sent as an attachment, never cached (`Cache-Control: no-store`). Any valid key may call it; rate limit: the `positions` bucket, per key.',
-        '',
-        'Exports run a few at a time: a key already running its allowance of exports (2 by default, across the servers) is answered 429 `RATE_LIMITED`, and a server running as many as it allows (4 by default) 503 `UPSTREAM_UNAVAILABLE`, both with `Retry-After`. A client that reads nothing for 30 s (by default) while the export waits on it is cut off.',
-      ].join('\n'),
       tags: ['Positions'],
       query: z.object({
         format: parameters.format.meta({ description: '`csv` or `ndjson`.', examples: ['csv'] }),
@@ -180,13 +171,6 @@ export const positionListRoutes: RestRoute[] = [
     doc: {
       operationId: 'listPositions',
       summary: 'The positions this key prepared',
-      description: [
-        'The positions prepared by the calling key, newest first, with their observed status (as GET /v1/positions/{positionId}, without the live `health`) and metadata. Another key’s positions never appear.',
-        '',
-        `**Pagination**: keyset, as the strategy list. \`limit\` is 1 to ${POSITIONS_MAX_LIMIT} (default ${POSITIONS_DEFAULT_LIMIT}); \`data.page.nextCursor\` is non-null when more follow: pass it as \`cursor\`, with the same filters. A cursor this service did not issue is 400 naming \`cursor\`.`,
-        '',
-        'Never cached (`Cache-Control: no-store`). Any valid key may call it (no scope needed); rate limit: the `positions` bucket, per key.',
-      ].join('\n'),
       tags: ['Positions'],
       query: z.object({
         ...filterDocs,

@@ -36,15 +36,6 @@ export const positionRoutes: RestRoute[] = [
     doc: {
       operationId: 'preparePosition',
       summary: 'Prepare the unsigned transactions of a new position',
-      description: [
-        'Validates the intent, embeds the fixed 0.05% protocol fee in the order, reads the live allowance (and, with `checkBalances`, the balances) and returns the complete, ordered list of **unsigned** transactions. Nothing is signed, broadcast, approved, reserved or locked by this call, and the payload does not expire: the wallet named in `wallet` signs and sends the steps itself, in order.',
-        '',
-        '- `approve` steps appear only where the live allowance is short, so a position comes back as one step (`ship`) or up to three; `includeApprovals: false` returns only `ship`.',
-        '- **Idempotency**: the order salt derives from (key, `Idempotency-Key`). The same key and the same `Idempotency-Key` with the same body return the same `strategyHash` (`meta.replayed: true`); with a different body, 422 `UNPROCESSABLE`. Without the header every call is a new position.',
-        '- A test key (`svc_test_…`) may only name a test network (`baseSepolia`); a live key may not (403 `FORBIDDEN`, `error.parameter: "chain"`). A chain outside the live catalogue is 422 `UNSUPPORTED_CHAIN`; a token the chain does not list is 422 `UNPROCESSABLE` with `issues[]`.',
-        '- Batch bound: exactly 2 deposits. The body must be `application/json`, at most BODY_LIMIT_BYTES (64 KiB by default); unknown fields are refused (400 naming the field), so no private key, mnemonic or signature can ever be sent.',
-        '- Rate limit: the `prepare` bucket, per key (6 per 60 s unless agreed otherwise).',
-      ].join('\n'),
       tags: ['Positions'],
       headers: z.object({
         'Idempotency-Key': z
@@ -144,13 +135,6 @@ export const positionRoutes: RestRoute[] = [
     doc: {
       operationId: 'getPosition',
       summary: 'What the service has observed of a position',
-      description: [
-        'The status of a position this key prepared, by observation of the live catalogue: `prepared` (nothing seen on chain yet), `shipped` (the strategy is in the catalogue: `observedOnChain`, `firstSeenOnChainAt`), `filled` (it has settled volume: `volumeUsd`, `firstSeenFilledAt`), `docked` (closed by its maker: `firstSeenDockedAt`; a value added later: handle values you do not know). There is no `signed` and no `failed` state: your own transaction receipt is authoritative.',
-        '',
-        "A shipped or filled position carries `health`, read live (one multicall): the wallet's allowance to Aqua and balance of both tokens against what all its active strategies hold. `ok`, `at_risk` (this position is covered, not all of the wallet's: others' fills use up the same allowance) or `stalled` (a swap against this position reverts now although a quote succeeds), with `issues[]` in the error item shape; `POST /v1/positions/{positionId}/approvals` prepares the fix. Null before shipping and once docked.",
-        '',
-        '`firstSeen*` record when the service first observed a state, not when it happened on chain. A position of another key and one that does not exist are both 404, deliberately indistinguishable. Never cached (`Cache-Control: no-store`). Any valid key may call it (no scope needed); rate limit: the `positions` bucket, per key.',
-      ].join('\n'),
       tags: ['Positions'],
       params: z.object({
         positionId: z

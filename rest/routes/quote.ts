@@ -69,11 +69,6 @@ export const quoteRoutes: RestRoute[] = [
     doc: {
       operationId: 'getQuote',
       summary: 'An indicative quote against one live strategy',
-      description: [
-        "Simulates an exactIn swap of `amount` against the strategy on its chain's verified router, at the latest block, and returns what it would yield, with the protocol fee and the maker fee of its program. Nothing is signed, sent or reserved: a swap later may yield differently.",
-        '',
-        'Simulation is enabled only for open USDC/USDT strategies attached to the verified router; any other strategy is 422 `UNPROCESSABLE`, as is an amount the router refuses or the maker cannot fund. A chain outside the live catalogue is 422 `UNSUPPORTED_CHAIN` (the default, `ethereum`, is one unless such a chain is configured: name the chain). Unknown strategy on the chain: 404. Rate limit: the `quote` bucket (60 per 60 s per client).',
-      ].join('\n'),
       tags: ['Quotes'],
       query: z.object({
         hash: parameters.hash.meta({

@@ -34,13 +34,6 @@ export const swapRoutes: RestRoute[] = [
     doc: {
       operationId: 'prepareSwap',
       summary: "Prepare a taker's swap against one live strategy",
-      description: [
-        "Simulates the swap like `GET /api/quote` (the router's `quote`, the strategy's state, the maker's funding and the taker's balance and allowance, from one block in one RPC round trip) and returns the **unsigned** transactions for the taker (`wallet`) to sign and send in order: `approve` of tokenIn to the router only where the allowance is short (a short non-zero allowance is reset to 0 first, USDT's rule), then `swap`. The swap's taker data carries a minimum output, `quote.minAmountOut` = amountOut × (10000 − `slippageBps`) / 10000, and a deadline: on chain a lower output reverts (`TakerTraitsInsufficientMinOutputAmount`), and so does a swap after `quote.deadline` (`TakerTraitsDeadlineExpired`).",
-        '',
-        '- Only open strategies of the verified router on the USDC/USDT pair, as for quotes: anything else is 422 `UNPROCESSABLE` saying why, and so is a swap that would revert (the maker short of allowance or balance, the taker short of tokenIn: `issues[]`).',
-        '- A test key names only test networks, a live key only live ones (403, as for positions).',
-        '- Rate limit: the `write` bucket (the documented `ship, swap` limit), per key, shared with position approvals and dock. Scope `prepare`.',
-      ].join('\n'),
       tags: ['Swaps'],
       body: swapRequest,
       bodyExample: {

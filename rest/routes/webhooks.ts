@@ -121,13 +121,6 @@ export const webhookRoutes: RestRoute[] = [
     doc: {
       operationId: 'createWebhook',
       summary: 'Register a webhook endpoint',
-      description: [
-        `Registers an endpoint that receives the events named for every position this key prepared, and returns its signing secret **once** (\`whsec_…\`). ${SECURITY_NOTE}`,
-        '',
-        '- Delivery is at least once: the event is queued in the same transaction that records the state change, retried with exponential backoff for about a day (5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 2 h, 4 h, 8 h, 8 h by default), then the endpoint is disabled (`disabledAt`, `disabledReason`). Deduplicate on `webhook-id`; events of one position may arrive out of order (compare `data.status` and the `firstSeen*` times).',
-        '- `url` must be https and resolve to public addresses only (checked now and at every attempt; the connection goes to the address checked). A refusal is 400 naming `url`.',
-        `- At most ${MAX_WEBHOOKS_PER_KEY} endpoints a key (422 \`UNPROCESSABLE\` beyond). Rate limit: the \`webhooks\` bucket, per key.`,
-      ].join('\n'),
       tags: TAG,
       body: webhookRequest,
       bodyExample: {
@@ -157,7 +150,6 @@ export const webhookRoutes: RestRoute[] = [
     doc: {
       operationId: 'listWebhooks',
       summary: 'The webhook endpoints of this key',
-      description: 'Newest first, without their secrets. Rate limit: the `webhooks` bucket, per key.',
       tags: TAG,
       response: webhookListBody,
       errors: [],
@@ -175,8 +167,6 @@ export const webhookRoutes: RestRoute[] = [
     doc: {
       operationId: 'getWebhook',
       summary: 'One webhook endpoint of this key',
-      description:
-        'Its URL, events, rotation overlap and whether it is disabled. Another key’s endpoint and a missing one are the same 404.',
       tags: TAG,
       params: webhookParams,
       response: webhookBody,
@@ -199,7 +189,6 @@ export const webhookRoutes: RestRoute[] = [
     doc: {
       operationId: 'deleteWebhook',
       summary: 'Delete a webhook endpoint',
-      description: 'Stops every delivery to it at once and forgets its deliveries and secret.',
       tags: TAG,
       params: webhookParams,
       response: webhookDeletedBody,
@@ -219,8 +208,6 @@ export const webhookRoutes: RestRoute[] = [
     doc: {
       operationId: 'rotateWebhookSecret',
       summary: 'Rotate the signing secret',
-      description:
-        'Returns a new secret, shown once. Every delivery from now on is signed with it **and** with the previous secret until `previousSecretExpiresAt` (24 h by default), as two signatures in `webhook-signature`: switch your verifier within that window.',
       tags: TAG,
       params: webhookParams,
       response: webhookCreatedBody,
@@ -243,7 +230,6 @@ export const webhookRoutes: RestRoute[] = [
     doc: {
       operationId: 'listWebhookDeliveries',
       summary: 'Deliveries of an endpoint, with every attempt',
-      description: `Newest first: each delivery (one event to this endpoint) with its status, next retry and every attempt (time, HTTP status, duration, error, the retry it scheduled). Keyset pages: \`limit\` 1 to ${DELIVERIES_MAX_LIMIT} (default ${DELIVERIES_DEFAULT_LIMIT}), then \`cursor\` = \`data.page.nextCursor\`.`,
       tags: TAG,
       params: webhookParams,
       query: z.object({
@@ -278,8 +264,6 @@ export const webhookRoutes: RestRoute[] = [
     doc: {
       operationId: 'replayWebhookDelivery',
       summary: 'Send a delivery again',
-      description:
-        'Queues the delivery again now, with the same `webhook-id` and body and a new timestamp and signatures, with the whole retry schedule (a new `generation` of attempts). A disabled endpoint is enabled again by a replay.',
       tags: TAG,
       params: deliveryParams,
       response: webhookDeliveryBody,

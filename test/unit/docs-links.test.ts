@@ -8,11 +8,13 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const PAGES = [
-  'README.md',
-  'CONTRIBUTING.md',
-  ...readdirSync(path.join(ROOT, 'docs')).map((f) => `docs/${f}`),
-];
+const markdownIn = (dir: string) =>
+  readdirSync(path.join(ROOT, dir))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `${dir}/${f}`);
+/** The guides (served at /docs/guides) and the operations' descriptions (docs/api, in /openapi.json). */
+const GUIDES = markdownIn('docs');
+const PAGES = ['README.md', 'CONTRIBUTING.md', ...GUIDES, ...markdownIn('docs/api')];
 
 /** GitHub's anchor of a heading: lower case, punctuation dropped, spaces to hyphens. */
 const anchorOf = (heading: string) =>
@@ -48,6 +50,6 @@ describe('the repository documents', () => {
     const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
     expect(readme).toContain('npm ci && npm start');
     expect(readme).toContain('npm ci && npm test');
-    for (const page of PAGES.filter((p) => p.startsWith('docs/'))) expect(readme).toContain(`](${page})`);
+    for (const page of GUIDES) expect(readme).toContain(`](${page})`);
   });
 });

@@ -1,0 +1,35 @@
+/**
+ * The operations' descriptions, kept as prose in docs/api/<tag>.md (one file per tag, a `## <operationId>`
+ * section per operation) instead of inside the route declarations: a route says what it runs, the
+ * docs say what it means. Read once, at the document's first build.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+
+const API_DOCS = new URL('../../docs/api/', import.meta.url);
+
+let sections: Map<string, string> | undefined;
+
+/** Every `## <operationId>` section of docs/api/*.md, its text without the blank lines around it. */
+export function operationDescriptions(): Map<string, string> {
+  if (sections) return sections;
+  const found = new Map<string, string>();
+  for (const file of readdirSync(API_DOCS).filter((f) => f.endsWith('.md'))) {
+    const text = readFileSync(new URL(file, API_DOCS), 'utf8');
+    const parts = text.split(/^## (\S+)\n/m);
+    for (let i = 1; i < parts.length; i += 2) {
+      const id = parts[i]!;
+      if (found.has(id)) throw new Error(`docs/api: operation ${id} is described twice (${file})`);
+      found.set(id, parts[i + 1]!.replace(/^\n+/, '').replace(/\n+$/, ''));
+    }
+  }
+  sections = found;
+  return found;
+}
+
+/** The description of one operation; a documented route without one is a build error. */
+export function operationDescription(operationId: string): string {
+  const text = operationDescriptions().get(operationId);
+  if (text === undefined)
+    throw new Error(`docs/api: no section "## ${operationId}" describes this operation`);
+  return text;
+}

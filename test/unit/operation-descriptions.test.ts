@@ -1,0 +1,42 @@
+/**
+ * Each documented operation's description is one section of docs/api/<tag>.md: every route has its
+ * section, in the file of its first tag, and no section describes an operation that does not exist.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { operationDescriptions } from '../../rest/openapi/descriptions.js';
+import { buildOpenApi } from '../../rest/openapi.js';
+import { routes } from '../../rest/routes/index.js';
+
+const documented = routes.filter((r) => r.doc);
+const API_DOCS = new URL('../../docs/api/', import.meta.url);
+
+describe('the operations described in docs/api', () => {
+  it('are exactly the documented routes, each in the file of its tag', () => {
+    const described = operationDescriptions();
+    expect([...described.keys()].sort()).toEqual(documented.map((r) => r.doc!.operationId).sort());
+    for (const route of documented) {
+      const file = `${route.doc!.tags[0]!.toLowerCase()}.md`;
+      expect(readFileSync(new URL(file, API_DOCS), 'utf8'), route.doc!.operationId).toContain(
+        `## ${route.doc!.operationId}\n`,
+      );
+    }
+    expect(readdirSync(API_DOCS).sort()).toEqual(
+      [...new Set(documented.map((r) => `${r.doc!.tags[0]!.toLowerCase()}.md`))].sort(),
+    );
+  });
+
+  it('give each operation of /openapi.json its section, word for word', () => {
+    const document = buildOpenApi(routes, {
+      publicUrl: 'http://127.0.0.1:8080',
+      docsUrl: 'http://127.0.0.1:8080/docs',
+    });
+    const described = operationDescriptions();
+    for (const item of Object.values(document.paths))
+      for (const op of Object.values(item)) {
+        const text = described.get(op.operationId);
+        if (text !== undefined) expect(op.description, op.operationId).toBe(text);
+      }
+    expect(described.get('preparePosition')).toContain('**unsigned** transactions');
+  });
+});
