@@ -19,8 +19,8 @@
 import { recordHealth } from '../domain/positionEvents.js';
 import type { Services } from '../lib/services.js';
 import { createMulticallLoader } from '../loaders/multicall.js';
+import { createContext } from '../resolvers/context.js';
 import { positionHealth } from '../resolvers/positions/health.js';
-import { createContext } from '../schema/context.js';
 import {
   makersSince,
   subscribedPositionsOf,

@@ -8,7 +8,6 @@
 import { windowStarts } from '../indexer/rollup.js';
 import { ApiError } from '../lib/errors.js';
 import { amountUsd, cents } from '../lib/usd.js';
-import type { GraphQLContext } from '../schema/context.js';
 import {
   type MakerPosition,
   type MakerRow,
@@ -24,6 +23,7 @@ import { isTimestampText } from './catalogue/cursor.js';
 import { DEFAULT_LIMIT, MAX_LIMIT, resolveChain } from './catalogue/params.js';
 import type { StrategyView } from './catalogue/strategy.js';
 import { type Connection, pageConnection } from './connection.js';
+import type { GraphQLContext } from './context.js';
 import { ADDRESS } from './series.js';
 
 export type { MakerRow, MakerSortKey };

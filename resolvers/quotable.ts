@@ -14,9 +14,9 @@ import { exactInTakerTraits } from '../chain/takerTraits.js';
 import type { ChainConfig, TokenConfig } from '../lib/config.js';
 import { ApiError } from '../lib/errors.js';
 import type { Services } from '../lib/services.js';
-import type { GraphQLContext } from '../schema/context.js';
 import type { StrategyDetailRow } from '../store/catalogue.js';
 import type { Db } from '../store/db.js';
+import type { GraphQLContext } from './context.js';
 import { type FeeStep, feeSteps } from './quoteFees.js';
 
 export const QUOTE_DIRECTIONS = ['aToB', 'bToA'] as const;

@@ -6,7 +6,7 @@
 import { type SwapFunding, simulateQuote } from '../chain/simulate.js';
 import type { TokenConfig } from '../lib/config.js';
 import { ApiError } from '../lib/errors.js';
-import type { GraphQLContext } from '../schema/context.js';
+import type { GraphQLContext } from './context.js';
 import {
   checkOpen,
   QUOTE_DIRECTIONS,

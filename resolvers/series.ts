@@ -1,9 +1,9 @@
 /** Volume time series: parameters checked before any SQL, buckets dense and oldest first. */
 import { ApiError } from '../lib/errors.js';
 import { cents } from '../lib/usd.js';
-import type { GraphQLContext } from '../schema/context.js';
 import { type BucketRow, type Granularity, volumeBuckets } from '../store/series.js';
 import { HASH, resolveChain, resolvePair, resolveToken } from './catalogue/params.js';
+import type { GraphQLContext } from './context.js';
 
 export type { Granularity };
 

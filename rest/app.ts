@@ -13,7 +13,7 @@ import { ApiError, isApiError } from '../lib/errors.js';
 import { requestObserver } from '../lib/metrics.js';
 import type { Services } from '../lib/services.js';
 import type { AuthenticatedKey } from '../resolvers/apiKeys.js';
-import { createContext } from '../schema/context.js';
+import { createContext } from '../resolvers/context.js';
 import { storeError } from '../store/db.js';
 import { clientId, onlyMethods, type RateLimitOptions, rateLimit, requestId } from './conventions.js';
 import { answerPreflight, keyCors, PUBLIC_READS, publicCors, publicCorsUnbucketed } from './cors.js';

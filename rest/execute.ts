@@ -2,7 +2,7 @@ import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { type GraphQLSchema, parse, validate } from 'graphql';
 import { type CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
 import { ApiError, isApiError, withParameterNames } from '../lib/errors.js';
-import type { GraphQLContext } from '../schema/context.js';
+import type { GraphQLContext } from '../resolvers/context.js';
 import { type EnumPlan, enumPlanOf, toGraphQLVariables, toInternalValues } from './enumPlan.js';
 import manifest from './generated/persisted-documents.json' with { type: 'json' };
 

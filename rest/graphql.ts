@@ -6,7 +6,7 @@ import { GraphQLError, getOperationAST, isObjectType } from 'graphql';
 import { createYoga, type Plugin } from 'graphql-yoga';
 import { ApiError, isApiError, toExtensions } from '../lib/errors.js';
 import type { Services } from '../lib/services.js';
-import { createContext, type GraphQLContext, type GraphQLRole } from '../schema/context.js';
+import { createContext, type GraphQLContext, type GraphQLRole } from '../resolvers/context.js';
 import { sendError } from './envelope.js';
 import { cacheableDocument, createPrefixedRedisCache } from './graphqlCache.js';
 import {

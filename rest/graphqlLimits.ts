@@ -5,8 +5,8 @@ import { GraphQLError, getNamedType } from 'graphql';
 import { type ComplexityEstimator, getComplexity, simpleEstimator } from 'graphql-query-complexity';
 import type { Plugin } from 'graphql-yoga';
 import { ApiError } from '../lib/errors.js';
+import type { GraphQLContext } from '../resolvers/context.js';
 import { seriesRange } from '../resolvers/series.js';
-import type { GraphQLContext } from '../schema/context.js';
 import { sendError } from './envelope.js';
 
 /**

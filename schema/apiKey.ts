@@ -1,8 +1,8 @@
 import { ApiError } from '../lib/errors.js';
 import { createKey, listKeys, revokeKey } from '../resolvers/apiKeys.js';
+import { canAdministerKeys, type GraphQLContext } from '../resolvers/context.js';
 import type { ApiKeyRow } from '../store/apiKeys.js';
 import { builder } from './builder.js';
-import { canAdministerKeys, type GraphQLContext } from './context.js';
 
 /** Keys are the administration token's alone: the analytics token (or any other caller) is refused. */
 function requireKeyAdmin(ctx: GraphQLContext): void {

@@ -1,7 +1,7 @@
 import SchemaBuilder from '@pothos/core';
 import DataloaderPlugin from '@pothos/plugin-dataloader';
 import { GraphQLError, GraphQLScalarType, Kind } from 'graphql';
-import type { GraphQLContext } from './context.js';
+import type { GraphQLContext } from '../resolvers/context.js';
 
 /** The one place the schema builder is made: plugins, scalars, context and the root types. */
 export const builder = new SchemaBuilder<{

@@ -1,6 +1,6 @@
 /** Badge metrics from the roll-up, and the short number formats they are shown in. */
 import { ApiError } from '../../lib/errors.js';
-import type { GraphQLContext } from '../../schema/context.js';
+import type { GraphQLContext } from '../context.js';
 import { EMPTY_TOTALS } from './stats.js';
 
 export const BADGE_METRICS = [

@@ -1,9 +1,9 @@
 /** The live chains: the registry's configuration with the store's counts and checkpoints. */
 import type { ChainConfig } from '../../lib/config.js';
 import { isApiError } from '../../lib/errors.js';
-import type { GraphQLContext } from '../../schema/context.js';
 import { type CheckpointRow, readCheckpoints } from '../../store/catalogue.js';
 import type { ChainRollup } from '../../store/rollups.js';
+import type { GraphQLContext } from '../context.js';
 
 export interface ChainView {
   config: ChainConfig;

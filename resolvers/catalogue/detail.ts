@@ -8,8 +8,8 @@ import {
   type ProgramInstruction,
 } from '../../chain/program.js';
 import { ApiError } from '../../lib/errors.js';
-import type { GraphQLContext } from '../../schema/context.js';
 import { recentSwaps, type StrategyDetailRow, type SwapRow } from '../../store/catalogue.js';
+import type { GraphQLContext } from '../context.js';
 import { HASH, MAX_LIMIT, resolveChain } from './params.js';
 import type { StrategyView } from './strategy.js';
 

@@ -1,9 +1,9 @@
 /** Strategies (open by default), filtered, one keyset page at a time. */
 import { ApiError } from '../../lib/errors.js';
-import type { GraphQLContext } from '../../schema/context.js';
 import { type ListFilters, listOpenStrategies } from '../../store/strategyList.js';
 import type { ListedStrategy, ListProjection } from '../../store/strategyListRows.js';
 import { type Connection, pageConnection } from '../connection.js';
+import type { GraphQLContext } from '../context.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import {
   resolveAddress,

@@ -2,8 +2,8 @@
 import { pairKeyOf } from '../../indexer/batch.js';
 import type { ChainConfig } from '../../lib/config.js';
 import { ApiError } from '../../lib/errors.js';
-import type { GraphQLContext } from '../../schema/context.js';
 import type { StrategySortKey } from '../../store/strategyList.js';
+import type { GraphQLContext } from '../context.js';
 
 export const STRATEGY_SORTS = ['recent', 'volume'] as const;
 export type StrategySort = StrategySortKey;

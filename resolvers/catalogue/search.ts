@@ -1,8 +1,8 @@
 /** Free-text search over pair and chain, answered as a page of the list. */
 import { pairKeyOf } from '../../indexer/batch.js';
 import { ApiError } from '../../lib/errors.js';
-import type { GraphQLContext } from '../../schema/context.js';
 import type { ListProjection } from '../../store/strategyListRows.js';
+import type { GraphQLContext } from '../context.js';
 import { page, type StrategyConnection } from './list.js';
 import { resolveLimit, type StrategySort } from './params.js';
 

@@ -1,6 +1,7 @@
 /** The stats roll-up of the catalogue and the orderings of its pairs. */
-import type { GraphQLContext } from '../../schema/context.js';
+
 import type { CatalogueRollup, ChainRollup, PairRollup } from '../../store/rollups.js';
+import type { GraphQLContext } from '../context.js';
 
 /** What `stats.source` says the numbers are. */
 export const STATS_SOURCE = 'indexer:aqua-swapvm-events';

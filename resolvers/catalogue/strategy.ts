@@ -1,8 +1,8 @@
 /** The fields of one strategy as the schema resolves them: tokens, pair, chain id, shipped and docked. */
 import { pairKeyOf } from '../../indexer/batch.js';
 import { type TokenInfo, tokenKey } from '../../loaders/catalogue.js';
-import type { GraphQLContext } from '../../schema/context.js';
 import type { StrategyDetailRow, StrategyRow } from '../../store/catalogue.js';
+import type { GraphQLContext } from '../context.js';
 
 /** A strategy as the schema resolves it: a list row, or a detail row that also has the shipped bytes. */
 export type StrategyView = StrategyRow & Partial<Omit<StrategyDetailRow, keyof StrategyRow>>;

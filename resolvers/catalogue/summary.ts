@@ -1,7 +1,7 @@
 /** A page of strategies as one serialised JSON array (the REST list splices it into its body). */
 import { RawJson } from '../../lib/rawJson.js';
-import type { GraphQLContext } from '../../schema/context.js';
 import type { ListedStrategy } from '../../store/strategyListRows.js';
+import type { GraphQLContext } from '../context.js';
 import {
   chainIdOf,
   dockedOf,

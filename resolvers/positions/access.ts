@@ -1,8 +1,8 @@
 /** A position of the calling key, or the one 404 that does not tell another key's from a missing one. */
 import { ApiError } from '../../lib/errors.js';
-import type { GraphQLContext } from '../../schema/context.js';
 import { findPositionStatus, type PositionStatusRow } from '../../store/positions.js';
 import { UNAUTHORIZED_MESSAGE } from '../apiKeys.js';
+import type { GraphQLContext } from '../context.js';
 
 const POSITION_ID = /^0x[0-9a-f]{64}$/;
 

@@ -9,8 +9,8 @@
 import type { Abi, Address, Hex } from 'viem';
 import { aquaAbi } from '../../chain/abi.js';
 import type { ChainConfig, TokenConfig } from '../../lib/config.js';
-import type { GraphQLContext } from '../../schema/context.js';
 import { activeStrategiesOfMaker } from '../../store/walletStrategies.js';
+import type { GraphQLContext } from '../context.js';
 import { erc20Read, upstream } from './reads.js';
 
 /** Aqua's tokensCount: 0 never shipped, 1..254 active, 0xFF docked. */

@@ -10,7 +10,7 @@ import { dockCalldata } from '../../chain/calldata.js';
 import { DOCKED_TOKENS_COUNT } from '../../chain/simulate.js';
 import { observedState } from '../../domain/positions.js';
 import { ApiError } from '../../lib/errors.js';
-import type { GraphQLContext } from '../../schema/context.js';
+import type { GraphQLContext } from '../context.js';
 import { positionOfKey } from './access.js';
 import { actionOf, type PositionAction } from './actions.js';
 import { stepList } from './approvals.js';

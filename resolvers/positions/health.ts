@@ -11,8 +11,8 @@
  */
 import { type Address, getAddress } from 'viem';
 import type { ChainConfig, TokenConfig } from '../../lib/config.js';
-import type { GraphQLContext } from '../../schema/context.js';
 import type { PositionStatusRow } from '../../store/positions.js';
+import type { GraphQLContext } from '../context.js';
 import { type Coverage, readCoverage, type TokenCoverage } from './coverage.js';
 
 export type HealthStatus = 'ok' | 'at_risk' | 'stalled';

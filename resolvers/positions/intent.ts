@@ -2,7 +2,7 @@
 import { getAddress } from 'viem';
 import type { ChainConfig, TokenConfig } from '../../lib/config.js';
 import { ApiError, type ErrorIssue } from '../../lib/errors.js';
-import type { GraphQLContext } from '../../schema/context.js';
+import type { GraphQLContext } from '../context.js';
 import { MAX_MAKER_FEE_BPS } from './fees.js';
 import { APPROVAL_MODES, type ApprovalMode, type PreparePositionInput } from './types.js';
 

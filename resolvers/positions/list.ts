@@ -5,12 +5,12 @@
  */
 import { type ListedPosition, shapePosition } from '../../domain/positions.js';
 import { ApiError } from '../../lib/errors.js';
-import type { GraphQLContext } from '../../schema/context.js';
 import type { Db } from '../../store/db.js';
 import { type ListedPositionRow, listPositionsOfKey, type PositionState } from '../../store/positionList.js';
 import { UNAUTHORIZED_MESSAGE } from '../apiKeys.js';
 import { timeKeysetCursor } from '../catalogue/cursor.js';
 import { type Connection, pageConnection } from '../connection.js';
+import type { GraphQLContext } from '../context.js';
 
 export const POSITION_STATES = ['prepared', 'shipped', 'filled', 'docked'] as const;
 export const POSITIONS_MAX_LIMIT = 100;

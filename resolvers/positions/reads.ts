@@ -4,7 +4,7 @@ import { erc20Abi } from '../../chain/abi.js';
 import { classifyRpcError } from '../../chain/clients.js';
 import type { ChainConfig, TokenConfig } from '../../lib/config.js';
 import { ApiError } from '../../lib/errors.js';
-import type { GraphQLContext } from '../../schema/context.js';
+import type { GraphQLContext } from '../context.js';
 
 /** One token of a new position with what the chain says of the wallet for it. */
 export interface Side {

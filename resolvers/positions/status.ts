@@ -5,7 +5,7 @@
  */
 import { shapePosition } from '../../domain/positions.js';
 import { isApiError } from '../../lib/errors.js';
-import type { GraphQLContext } from '../../schema/context.js';
+import type { GraphQLContext } from '../context.js';
 import { positionOfKey } from './access.js';
 import { positionHealth } from './health.js';
 import { type PositionStatus, SIGNER_NOTE, TIMESTAMPS_MEANING } from './types.js';

@@ -6,7 +6,7 @@
  */
 import { getAddress, maxUint256 } from 'viem';
 import { observedState } from '../../domain/positions.js';
-import type { GraphQLContext } from '../../schema/context.js';
+import type { GraphQLContext } from '../context.js';
 import { positionOfKey } from './access.js';
 import { actionOf, type PositionAction } from './actions.js';
 import { approveSteps, stepList } from './approvals.js';

@@ -5,7 +5,6 @@
 
 import { storedWebhookEvent } from '../../domain/positionEvents.js';
 import { ApiError } from '../../lib/errors.js';
-import type { GraphQLContext } from '../../schema/context.js';
 import {
   type AttemptRow,
   attemptsOf,
@@ -15,6 +14,7 @@ import {
 } from '../../store/webhookDeliveries.js';
 import { timeKeysetCursor } from '../catalogue/cursor.js';
 import { type Connection, pageConnection } from '../connection.js';
+import type { GraphQLContext } from '../context.js';
 import { webhookOfKey } from './endpoints.js';
 import type { WebhookAttempt, WebhookDelivery } from './types.js';
 

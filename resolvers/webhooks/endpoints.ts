@@ -7,7 +7,6 @@ import { newSecret, sealSecret } from '../../delivery/secrets.js';
 import { checkTarget, parseWebhookUrl } from '../../delivery/ssrf.js';
 import { storedWebhookEvent, WEBHOOK_EVENTS, type WebhookEvent } from '../../domain/positionEvents.js';
 import { ApiError } from '../../lib/errors.js';
-import type { GraphQLContext } from '../../schema/context.js';
 import {
   deleteWebhook as deleteRow,
   findWebhook,
@@ -17,6 +16,7 @@ import {
   type WebhookRow,
 } from '../../store/webhookEndpoints.js';
 import { UNAUTHORIZED_MESSAGE } from '../apiKeys.js';
+import type { GraphQLContext } from '../context.js';
 import type { WebhookEndpoint, WebhookWithSecret } from './types.js';
 
 /** Endpoints one key may register. */

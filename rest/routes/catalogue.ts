@@ -6,7 +6,7 @@ import { DEFAULT_LIMIT, HASH, MAX_LIMIT, STRATEGY_SORTS } from '../../resolvers/
 import { searchStrategies } from '../../resolvers/catalogue/search.js';
 import { summarise } from '../../resolvers/catalogue/summary.js';
 import { nextCursorOf } from '../../resolvers/connection.js';
-import type { GraphQLContext } from '../../schema/context.js';
+import type { GraphQLContext } from '../../resolvers/context.js';
 import { responseCacheFor, serialisedReadBody } from '../responseCache.js';
 import { queryParam, type RestRoute, type RouteContext, type RouteResult, readBody } from '../route.js';
 import { chainsBody, statsBody, strategiesBody, strategyDetailBody } from '../schemas/catalogue.js';

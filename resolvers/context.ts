@@ -1,6 +1,6 @@
 import type { Services } from '../lib/services.js';
 import { createLoaders, type Loaders } from '../loaders/index.js';
-import type { AuthenticatedKey } from '../resolvers/apiKeys.js';
+import type { AuthenticatedKey } from './apiKeys.js';
 
 /**
  * Who runs the operation: `rest` is the REST facade's persisted documents (public paths, main pool);
