@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type pg from 'pg';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import type { Db } from '../store/db.js';
 import { accessLogWriter } from './accessLog.js';
 import type { Logger } from './logger.js';
 import { rpcHostOf } from './rpcHost.js';
@@ -297,7 +297,7 @@ export class Metrics {
   }
 
   /** Connection pool gauges, read when scraped. */
-  trackPool(db: Db, pool = 'gateway'): void {
+  trackPool(db: pg.Pool, pool = 'gateway'): void {
     const gauge = (name: string, help: string, read: () => number) =>
       new Gauge({
         name,

@@ -1,7 +1,7 @@
 import { createHash, randomInt, timingSafeEqual } from 'node:crypto';
+import { BUCKET_LIMITS } from '../lib/buckets.js';
 import { ApiError } from '../lib/errors.js';
 import type { Services } from '../lib/services.js';
-import { BUCKET_LIMITS } from '../rest/buckets.js';
 import { type ApiKeyRow, findApiKey, insertApiKey, listApiKeys, revokeApiKey } from '../store/apiKeys.js';
 import type { Db } from '../store/db.js';
 

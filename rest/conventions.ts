@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { BUCKET_LIMITS, type Bucket, policyHeader } from '../lib/buckets.js';
 import { ApiError } from '../lib/errors.js';
-import { BUCKET_LIMITS, type Bucket, policyHeader } from './buckets.js';
 import type { RateLimits } from './rateLimit.js';
 
 /**

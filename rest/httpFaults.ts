@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { BUCKET_LIMITS, policyHeader } from '../lib/buckets.js';
 import { ApiError } from '../lib/errors.js';
-import { BUCKET_LIMITS, policyHeader } from './buckets.js';
 import { errorEnvelope } from './envelope.js';
 import type { RateLimits } from './rateLimit.js';
 

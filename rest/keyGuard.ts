@@ -1,4 +1,5 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { BUCKET_LIMITS, type Bucket } from '../lib/buckets.js';
 import { ApiError } from '../lib/errors.js';
 import type { Services } from '../lib/services.js';
 import {
@@ -8,7 +9,6 @@ import {
   keyIdOf,
   UNAUTHORIZED_MESSAGE,
 } from '../resolvers/apiKeys.js';
-import { BUCKET_LIMITS, type Bucket } from './buckets.js';
 import { clientId, onlyMethods, type RateLimitOptions, rateLimit } from './conventions.js';
 import type { RestRoute } from './route.js';
 

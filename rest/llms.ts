@@ -1,6 +1,6 @@
 import type express from 'express';
+import { BUCKET_LIMITS, WINDOW_SECONDS } from '../lib/buckets.js';
 import { ERROR_CODE_LIST, ERROR_CODES } from '../lib/errors.js';
-import { BUCKET_LIMITS, WINDOW_SECONDS } from './buckets.js';
 import { type Guide, guidePath } from './guides.js';
 import { openApiPath } from './openapi.js';
 import type { RestRoute } from './route.js';

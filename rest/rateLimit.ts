@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
-import { type Bucket, WINDOW_SECONDS } from './buckets.js';
+import { type Bucket, WINDOW_SECONDS } from '../lib/buckets.js';
 import { type WindowCount, WindowCounter } from './windowCounter.js';
 
 export interface RateDecision {

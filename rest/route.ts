@@ -1,10 +1,10 @@
 import type { Request, Response } from 'express';
 import type { z } from 'zod';
+import type { Bucket } from '../lib/buckets.js';
 import { ApiError, type ErrorCode } from '../lib/errors.js';
 import type { Services } from '../lib/services.js';
 import type { AuthenticatedKey } from '../resolvers/apiKeys.js';
 import type { GraphQLContext } from '../resolvers/context.js';
-import type { Bucket } from './buckets.js';
 import type { PersistedOperations } from './execute.js';
 import type { ErrorExample } from './schemas/common.js';
 

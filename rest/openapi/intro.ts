@@ -1,6 +1,7 @@
 /** The document's `info.description`: what the API is, its conventions, authentication, limits and errors. */
+
+import { BUCKET_LIMITS, WINDOW_SECONDS } from '../../lib/buckets.js';
 import { ERROR_CODE_LIST, ERROR_CODES } from '../../lib/errors.js';
-import { BUCKET_LIMITS, WINDOW_SECONDS } from '../buckets.js';
 import { ERROR_DOCS } from '../schemas/common.js';
 import type { OpenApiOptions } from './types.js';
 

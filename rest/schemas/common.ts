@@ -1,6 +1,6 @@
 import { z } from 'zod';
+import { BUCKET_LIMITS, WINDOW_SECONDS } from '../../lib/buckets.js';
 import { ERROR_CODE_LIST, ERROR_CODES, type ErrorCode } from '../../lib/errors.js';
-import { BUCKET_LIMITS, WINDOW_SECONDS } from '../buckets.js';
 
 /**
  * The building blocks of the published contract (rest/openapi.ts): zod schemas of the documented

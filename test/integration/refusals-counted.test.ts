@@ -5,7 +5,7 @@
  */
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BUCKET_LIMITS } from '../../rest/buckets.js';
+import { BUCKET_LIMITS } from '../../lib/buckets.js';
 import { rawRequest } from '../helpers/rawHttp.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
