@@ -3,43 +3,18 @@ import { getAddress } from 'viem';
 import type { ChainConfig, TokenConfig } from '../../lib/config.js';
 import { ApiError, type ErrorIssue } from '../../lib/errors.js';
 import type { GraphQLContext } from '../context.js';
-import { MAX_MAKER_FEE_BPS } from './fees.js';
-import { APPROVAL_MODES, type ApprovalMode, type PreparePositionInput } from './types.js';
+import { parsePositionRequest } from './request.js';
+import type { ApprovalMode, PreparePositionInput } from './types.js';
 
-const MAX_AMOUNT = (1n << 248n) - 1n;
-const WALLET = /^0x[a-fA-F0-9]{40}$/;
-const AMOUNT = /^[0-9]{1,78}$/;
-
-/** Defensive checks of what the REST layer has already validated (SPEC §2.4), for any other caller. */
+/**
+ * The input checked by the one schema of its rules (request.ts), whoever calls: the REST route has
+ * parsed it already (the same rules, so this passes), /graphql has not. GraphQL gives an absent
+ * optional field as null, which the schema reads as absent.
+ */
 export function assertInput(input: PreparePositionInput): void {
-  if (!WALLET.test(input.wallet)) throw ApiError.invalid('wallet', 'wallet must match ^0x[a-fA-F0-9]{40}$.');
-  if (input.deposits.length !== 2) throw ApiError.invalid('deposits', 'deposits must hold exactly 2 items.');
-  input.deposits.forEach((d, i) => {
-    if (!AMOUNT.test(d.amount) || BigInt(d.amount) === 0n || BigInt(d.amount) > MAX_AMOUNT) {
-      throw ApiError.invalid(
-        `deposits[${i}].amount`,
-        'amount must be a positive integer string that fits in uint248.',
-      );
-    }
-  });
-  const metadata = input.metadata;
-  if (
-    metadata !== null &&
-    metadata !== undefined &&
-    (typeof metadata !== 'object' ||
-      Array.isArray(metadata) ||
-      Object.keys(metadata).length > 20 ||
-      Object.values(metadata).some((v) => typeof v !== 'string'))
-  ) {
-    throw ApiError.invalid('metadata', 'metadata must be a map of at most 20 string values.');
-  }
-  const fee = input.makerFeeBps ?? 0;
-  if (!Number.isInteger(fee) || fee < 0 || fee > MAX_MAKER_FEE_BPS) {
-    throw ApiError.invalid('makerFeeBps', `makerFeeBps must be an integer in 0..${MAX_MAKER_FEE_BPS}.`);
-  }
-  if (input.approval != null && !APPROVAL_MODES.includes(input.approval)) {
-    throw ApiError.invalid('approval', `approval must be one of ${APPROVAL_MODES.join(', ')}.`);
-  }
+  parsePositionRequest(
+    Object.fromEntries(Object.entries(input).filter(([, value]) => value !== null && value !== undefined)),
+  );
 }
 
 /** SPEC §5.5: a test key names only test networks, a live key only live ones. */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { PREPARE_NOTE } from '../../resolvers/positions/index.js';
+import { POSITION_ID_PATTERN, parsePositionId } from '../../resolvers/positions/request.js';
 import { PositionApprovalsDocument, PositionDockDocument } from '../generated/graphql.js';
-import { POSITION_ID_PATTERN, parsePositionId } from '../positionRequest.js';
 import { queryParam, type RestRoute, type RouteContext, readBody } from '../route.js';
 import { type positionAction, positionActionBody } from '../schemas/positions.js';
 

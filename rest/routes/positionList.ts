@@ -9,6 +9,7 @@ import {
   positionFilters,
   listedPosition as shapeListed,
 } from '../../resolvers/positions/list.js';
+import { WALLET_PATTERN } from '../../resolvers/positions/request.js';
 import { PositionListDocument } from '../generated/graphql.js';
 import {
   CSV_COLUMNS,
@@ -19,7 +20,6 @@ import {
   type ExportFormat,
   ndjsonLine,
 } from '../positionExport.js';
-import { WALLET_PATTERN } from '../positionRequest.js';
 import { queryParam, type RestRoute, type RouteContext, readBody } from '../route.js';
 import { listedPosition, positionCsv, positionListBody } from '../schemas/positionList.js';
 

@@ -1,13 +1,13 @@
 import { z } from 'zod';
 import { PREPARE_NOTE } from '../../resolvers/positions/index.js';
-import { PositionStatusDocument, PreparePositionDocument } from '../generated/graphql.js';
 import {
   POSITION_ID_PATTERN,
   parseIdempotencyKey,
   parsePositionId,
   parsePositionRequest,
   UUID_PATTERN,
-} from '../positionRequest.js';
+} from '../../resolvers/positions/request.js';
+import { PositionStatusDocument, PreparePositionDocument } from '../generated/graphql.js';
 import { type RestRoute, readBody } from '../route.js';
 import { positionRequest, positionStatusBody, preparedBody } from '../schemas/positions.js';
 

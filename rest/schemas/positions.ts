@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { PROTOCOL_FEE_BPS } from '../../resolvers/positions/index.js';
-import { positionRequestSchema } from '../positionRequest.js';
+import { positionRequestSchema } from '../../resolvers/positions/request.js';
 import { address, baseUnits, component, dateTime, hash32, meta, readBody } from './common.js';
 
 /**

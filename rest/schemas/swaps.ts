@@ -1,7 +1,7 @@
 import { z } from 'zod';
+import { AMOUNT_PATTERN, WALLET_PATTERN } from '../../resolvers/positions/request.js';
 import { QUOTE_DIRECTIONS } from '../../resolvers/quote.js';
 import { SWAP_LIMITS } from '../../resolvers/swaps.js';
-import { AMOUNT_PATTERN, WALLET_PATTERN } from '../positionRequest.js';
 import { address, baseUnits, component, hash32, readBody } from './common.js';
 import { preparedTransaction, prepareMeta } from './positions.js';
 import { quoteFee, quoteToken } from './quote.js';

@@ -29,7 +29,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Devnet } from '../../devnet/devnet.js';
 import { startIndexer } from '../../indexer/index.js';
-import { POSITION_LIMITS, WALLET_PATTERN } from '../../rest/positionRequest.js';
+import { POSITION_LIMITS, WALLET_PATTERN } from '../../resolvers/positions/request.js';
 import { query } from '../../store/db.js';
 import { startSeededDevnet } from '../helpers/devnetSnapshot.js';
 import { seeds } from '../helpers/seeds.js';

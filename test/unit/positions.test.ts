@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
+import type { ApiError } from '../../lib/errors.js';
 import { feeBreakdown, feePercent, positionSalt } from '../../resolvers/positions/index.js';
-import { parseIdempotencyKey, positionRequestJsonSchema, secretLike } from '../../rest/positionRequest.js';
+import { assertInput } from '../../resolvers/positions/intent.js';
+import {
+  parseIdempotencyKey,
+  parsePositionRequest,
+  positionRequestJsonSchema,
+  secretLike,
+} from '../../resolvers/positions/request.js';
+import type { PreparePositionInput } from '../../resolvers/positions/types.js';
 
 describe('fee percentages (1e7 scale → exact text)', () => {
   it.each([
@@ -69,5 +77,47 @@ describe('request helpers', () => {
     const schema = positionRequestJsonSchema() as { required: string[]; additionalProperties: boolean };
     expect(schema.required).toEqual(['chain', 'wallet', 'deposits']);
     expect(schema.additionalProperties).toBe(false);
+  });
+});
+
+describe("a prepare's input, whoever calls", () => {
+  const valid = {
+    chain: 'base',
+    wallet: `0x${'ab'.repeat(20)}`,
+    deposits: [
+      { symbol: 'USDC', amount: '1000000' },
+      { symbol: 'USDT', amount: '1000000' },
+    ],
+  };
+  const refusal = (check: () => unknown) => {
+    try {
+      check();
+    } catch (error) {
+      const e = error as ApiError;
+      return { code: e.code, parameter: e.parameter, message: e.message };
+    }
+    return null;
+  };
+
+  it('takes GraphQL nulls for the optional fields as absent', () => {
+    expect(
+      refusal(() =>
+        assertInput({ ...valid, makerFeeBps: null, metadata: null, approval: null, includeApprovals: null }),
+      ),
+    ).toBeNull();
+  });
+
+  it.each([
+    ['a fee over the bound', { makerFeeBps: 2_000_001 }],
+    ['a short wallet', { wallet: '0x12' }],
+    ['one deposit', { deposits: [valid.deposits[0]!] }],
+    ['a zero amount', { deposits: [valid.deposits[0]!, { symbol: 'USDT', amount: '0' }] }],
+    ['a secret in metadata', { metadata: { privateKey: 'x' } }],
+  ])('refuses %s with the answer of POST /v1/positions', (_name, change) => {
+    const input = { ...valid, ...change };
+    const fromResolver = refusal(() => assertInput(input as PreparePositionInput));
+    expect(fromResolver).not.toBeNull();
+    expect(fromResolver?.code).toBe('INVALID_PARAMETER');
+    expect(fromResolver).toEqual(refusal(() => parsePositionRequest(input)));
   });
 });

@@ -4,7 +4,7 @@
  */
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { ERROR_CODES, type ErrorCode } from '../../../lib/errors.js';
-import { WALLET_PATTERN } from '../../../rest/positionRequest.js';
+import { WALLET_PATTERN } from '../../../resolvers/positions/request.js';
 import type { RawResponse } from '../../helpers/rawHttp.js';
 import type { Endpoint } from './config.js';
 import type { Case } from './request.js';

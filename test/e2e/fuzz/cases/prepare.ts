@@ -5,7 +5,7 @@
 import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { getAddress } from 'viem';
-import { POSITION_LIMITS } from '../../../../rest/positionRequest.js';
+import { POSITION_LIMITS } from '../../../../resolvers/positions/request.js';
 import { INTERNAL_TOKEN } from '../../../helpers/service.js';
 import { address, codePoints, method, NUMBERS, nasty, noise, queryOf, wtf8 } from '../arbitraries.js';
 import type { FuzzContext } from '../context.js';

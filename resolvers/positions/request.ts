@@ -1,17 +1,20 @@
 /**
- * The body of POST /v1/positions (SPEC §2.4) and its header, validated before anything reaches SQL or
- * RPC. `positionRequestSchema` is the one definition: the route parses with it and the OpenAPI
- * document is generated from it (with `POSITION_LIMITS` for the bounds SPEC leaves open).
+ * The intent of a new position (POST /v1/positions, SPEC §2.4, and the preparePosition mutation) and its
+ * header, validated before anything reaches SQL or RPC. `positionRequestSchema` is the one definition
+ * of its rules and their messages: the route parses with it, the resolver checks every other caller's
+ * input with it, and the OpenAPI document is generated from it (with `POSITION_LIMITS` for the bounds
+ * SPEC leaves open).
  */
 import { english } from 'viem/accounts';
 import { z } from 'zod';
-import { ApiError } from '../lib/errors.js';
+import { ApiError } from '../../lib/errors.js';
+import { MAX_MAKER_FEE_BPS } from './fees.js';
 
 export const POSITION_LIMITS = {
   /** uint248: Aqua keeps virtual balances in 248 bits (PROTOCOL.md), so a larger amount cannot ship. */
   maxAmount: (1n << 248n) - 1n,
   /** makerFeeBps on the 1e7 scale: 2000000 = 20%. */
-  maxMakerFeeBps: 2_000_000,
+  maxMakerFeeBps: MAX_MAKER_FEE_BPS,
   /**
    * The metadata map (SPEC leaves its bounds open): at most 20 entries, keys 1–64 characters of
    * METADATA_KEY_PATTERN, values strings of at most 256 characters that do not look like secrets.
