@@ -8,6 +8,7 @@
 import { english } from 'viem/accounts';
 import { z } from 'zod';
 import { ApiError } from '../../lib/errors.js';
+import { parseJsonBody } from '../../lib/jsonBody.js';
 import { MAX_MAKER_FEE_BPS } from './fees.js';
 
 export const POSITION_LIMITS = {
@@ -200,51 +201,13 @@ export function positionRequestJsonSchema(): Record<string, unknown> {
   >;
 }
 
-/** `deposits[1].amount`, `metadata.note`, `metadata["a b"]`; the body itself is `body`. */
-function parameterOf(path: readonly PropertyKey[]): string {
-  let out = '';
-  for (const part of path) {
-    if (typeof part === 'number') out += `[${part}]`;
-    else if (out === '') out = String(part);
-    else if (/^[A-Za-z_$][\w$]*$/.test(String(part))) out += `.${String(part)}`;
-    else out += `[${JSON.stringify(String(part))}]`;
-  }
-  return out || 'body';
-}
-
-function isPresent(body: unknown, path: readonly PropertyKey[]): boolean {
-  let node: unknown = body;
-  for (const part of path) {
-    if (typeof node !== 'object' || node === null || !Object.hasOwn(node, part)) return false;
-    node = (node as Record<PropertyKey, unknown>)[part];
-  }
-  return node !== undefined;
-}
-
 /** Parses the JSON body; the first problem becomes a 400 INVALID_PARAMETER naming its field. */
 export function parsePositionRequest(body: unknown): PositionRequest {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw ApiError.invalid(
-      'body',
-      'The body must be a JSON object (see POST /v1/positions in /openapi.json).',
-    );
-  }
-  const parsed = positionRequestSchema.safeParse(body);
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0]!;
-  if (issue.code === 'unrecognized_keys') {
-    const field = parameterOf([...issue.path, issue.keys[0]!]);
-    throw ApiError.invalid(
-      field,
+  return parseJsonBody(positionRequestSchema, body, {
+    notObject: 'The body must be a JSON object (see POST /v1/positions in /openapi.json).',
+    unknownField: (field) =>
       `${field}: unknown field; POST /v1/positions accepts only the fields its schema lists (/openapi.json).`,
-    );
-  }
-  const field = parameterOf(issue.path);
-  if (issue.code === 'invalid_type' && !isPresent(body, issue.path)) {
-    throw ApiError.invalid(field, `${field} is required.`);
-  }
-  const message = issue.code === 'invalid_key' ? (issue.issues[0]?.message ?? issue.message) : issue.message;
-  throw ApiError.invalid(field, `${field}: ${message}.`);
+  });
 }
 
 /** The optional Idempotency-Key header: a uuid (any version), normalised to lower case. */

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { ApiError } from '../../lib/errors.js';
+import { parseJsonBody } from '../../lib/jsonBody.js';
 import { PREPARE_NOTE } from '../../resolvers/positions/index.js';
 import { PrepareSwapDocument } from '../generated/graphql.js';
 import { type RestRoute, readBody } from '../route.js';
@@ -7,21 +7,10 @@ import { type preparedSwap, preparedSwapBody, swapRequest, swapRequestSchema } f
 
 /** The body of POST /v1/swaps; the first problem is a 400 INVALID_PARAMETER naming its field. */
 export function parseSwapRequest(body: unknown): z.output<typeof swapRequestSchema> {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw ApiError.invalid('body', 'The body must be a JSON object.');
-  }
-  const parsed = swapRequestSchema.safeParse(body);
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0]!;
-  if (issue.code === 'unrecognized_keys') {
-    const field = issue.keys[0]!;
-    throw ApiError.invalid(field, `${field}: unknown field, not part of the request.`);
-  }
-  const field = issue.path.map(String).join('.') || 'body';
-  if (issue.code === 'invalid_type' && !Object.hasOwn(body, field)) {
-    throw ApiError.invalid(field, `${field} is required.`);
-  }
-  throw ApiError.invalid(field, `${field}: ${issue.message}.`);
+  return parseJsonBody(swapRequestSchema, body, {
+    notObject: 'The body must be a JSON object.',
+    unknownField: (field) => `${field}: unknown field, not part of the request.`,
+  });
 }
 
 export const swapRoutes: RestRoute[] = [
