@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { ERROR_CODE_LIST, type ErrorCode } from '../lib/errors.js';
-import { operationDescription } from './openapi/descriptions.js';
+import { operationDescription, tagDescriptions } from './openapi/descriptions.js';
 import { healthPaths } from './openapi/health.js';
 import { describeApi } from './openapi/intro.js';
 import { errorExample, errorResponses, JSON_TYPE, responseHeaders } from './openapi/responses.js';
@@ -27,42 +27,27 @@ export const API_VERSION = 'v1';
 /** Codes every documented path can answer with, whatever its own logic (rest/app.ts). */
 const CONVENTION_CODES: ErrorCode[] = ['METHOD_NOT_ALLOWED', 'RATE_LIMITED', 'INTERNAL'];
 
-const TAGS = [
-  {
-    name: 'Catalogue',
-    description:
-      'Read-only totals, chains, strategies and details of the live catalogue. No key, no signup; rate-limited per client.',
-  },
-  {
-    name: 'Quotes',
-    description: 'Indicative quotes simulated against one live strategy. Nothing is signed.',
-  },
-  {
-    name: 'Badges',
-    description: 'A live metric in the shields.io endpoint-badge schema, for a README.',
-  },
-  {
-    name: 'Positions',
-    description:
-      'The prepare-only write path: unsigned transactions that open a position, and what the service has observed of it since. An API key is required.',
-  },
-  {
-    name: 'Webhooks',
-    description:
-      "Endpoints a key registers to receive its positions' events, signed per Standard Webhooks; their deliveries, attempts and replays. The payloads are under `webhooks`.",
-  },
-  {
-    name: 'Demo',
-    description:
-      "The test-network demo of the operator's page. Same-origin only (the request's Origin or Referer must be an operator page); not general-purpose APIs.",
-  },
-  {
-    name: 'Events',
-    description:
-      'The live stream of catalogue events (Server-Sent Events), with resume after the last id seen. No key.',
-  },
-  { name: 'Health', description: 'Liveness and readiness, outside the rate-limit buckets.' },
+/** The order of the tags in the document (and in /docs); each one's description is docs/api/<tag>.md's. */
+const TAG_ORDER = [
+  'Catalogue',
+  'Quotes',
+  'Badges',
+  'Positions',
+  'Swaps',
+  'Webhooks',
+  'Demo',
+  'Events',
+  'Health',
 ];
+
+function tags(): { name: string; description: string }[] {
+  const described = tagDescriptions();
+  return TAG_ORDER.map((name) => {
+    const description = described.get(name);
+    if (description === undefined) throw new Error(`docs/api: no file describes the tag ${name}`);
+    return { name, description };
+  });
+}
 
 /** `/v1/positions/:positionId` → `/v1/positions/{positionId}`. */
 export function openApiPath(expressPath: string): string {
@@ -226,7 +211,7 @@ export function buildOpenApi(routes: readonly RestRoute[], options: OpenApiOptio
       description: describeApi(options),
     },
     servers: [{ url: options.publicUrl, description: 'This deployment (PUBLIC_URL)' }],
-    tags: TAGS,
+    tags: tags(),
     paths,
     webhooks,
     components: {

@@ -1,7 +1,8 @@
 /**
- * The operations' descriptions, kept as prose in docs/api/<tag>.md (one file per tag, a `## <operationId>`
- * section per operation) instead of inside the route declarations: a route says what it runs, the
- * docs say what it means. Read once, at the document's first build.
+ * The tags' and operations' descriptions, kept as prose in docs/api/<tag>.md (one file per tag: its
+ * `# <Tag>` heading and first paragraph, then a `## <operationId>` section per operation) instead of
+ * inside the route declarations: a route says what it runs, the docs say what it means. Read once, at
+ * the document's first build.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 
@@ -32,4 +33,16 @@ export function operationDescription(operationId: string): string {
   if (text === undefined)
     throw new Error(`docs/api: no section "## ${operationId}" describes this operation`);
   return text;
+}
+
+/** Each tag of docs/api: its name (the file's `# ` heading) and description (the paragraph after it). */
+export function tagDescriptions(): Map<string, string> {
+  const found = new Map<string, string>();
+  for (const file of readdirSync(API_DOCS).filter((f) => f.endsWith('.md'))) {
+    const text = readFileSync(new URL(file, API_DOCS), 'utf8');
+    const match = /^# (.+)\n\n((?:[^#\n].*\n?)+)/.exec(text);
+    if (!match) throw new Error(`docs/api/${file}: no "# <Tag>" heading with a paragraph under it`);
+    found.set(match[1]!.trim(), match[2]!.trim().replace(/\n/g, ' '));
+  }
+  return found;
 }

@@ -1,6 +1,7 @@
 /**
- * Each documented operation's description is one section of docs/api/<tag>.md: every route has its
- * section, in the file of its first tag, and no section describes an operation that does not exist.
+ * Each documented operation's description is one section of docs/api/<tag>.md and each tag's is that
+ * file's first paragraph: every route has its section, in the file of its first tag, no section describes
+ * an operation that does not exist, and every tag an operation names is declared.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -21,9 +22,24 @@ describe('the operations described in docs/api', () => {
         `## ${route.doc!.operationId}\n`,
       );
     }
-    expect(readdirSync(API_DOCS).sort()).toEqual(
-      [...new Set(documented.map((r) => `${r.doc!.tags[0]!.toLowerCase()}.md`))].sort(),
+  });
+
+  it('declare every tag an operation of /openapi.json names, each with the description of its file', () => {
+    const document = buildOpenApi(routes, {
+      publicUrl: 'http://127.0.0.1:8080',
+      docsUrl: 'http://127.0.0.1:8080/docs',
+    }) as unknown as { tags: { name: string; description: string }[] } & ReturnType<typeof buildOpenApi>;
+    const declared = document.tags.map((t) => t.name);
+    const used = new Set(
+      Object.values(document.paths).flatMap((item) =>
+        Object.values(item).flatMap((op) => op.tags as string[]),
+      ),
     );
+    for (const tag of used) expect(declared, tag).toContain(tag);
+    expect(declared).toContain('Swaps');
+    const files = readdirSync(API_DOCS).sort();
+    expect(files).toEqual(declared.map((t) => `${t.toLowerCase()}.md`).sort());
+    for (const tag of document.tags) expect(tag.description.length, tag.name).toBeGreaterThan(20);
   });
 
   it('give each operation of /openapi.json its section, word for word', () => {
