@@ -6,7 +6,7 @@
 #   docker build -t liquidity-gateway .
 #   docker run -p 8080:8080 liquidity-gateway     # the embedded defaults: devnet, store under /app/.data
 
-# Node 24 is the Active LTS line (Node 20 ended in April 2026); README "Node versions".
+# Node 24 is the Active LTS line (Node 20 ended in April 2026); docs/operations.md "Node versions".
 ARG NODE_IMAGE=node:24-bookworm-slim
 
 FROM ${NODE_IMAGE} AS build

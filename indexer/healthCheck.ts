@@ -18,6 +18,8 @@
 
 import { recordHealth } from '../domain/positionEvents.js';
 import type { Services } from '../lib/services.js';
+// Above the indexer, said once: health is computed by the resolvers' reads (the same as a GET's), in a
+// context of their own; moving that computation into domain/ would lift these.
 import { createMulticallLoader } from '../loaders/multicall.js';
 import { createContext } from '../resolvers/context.js';
 import { positionHealth } from '../resolvers/positions/health.js';

@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+// Above lib, said once: the served chains are the presets' data under the chains file's overrides.
 import { CHAIN_PRESETS, presetOf } from '../chain/presets.js';
 
 const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte address');

@@ -7,6 +7,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { ApiError, ERROR_CODE_LIST, ERROR_CODES, type ErrorCode } from '../lib/errors.js';
 import { type Asset, asset, escapeHtml, inlineCode, page, STYLE, send } from './docsPage.js';
 import { type Guide, mountGuides } from './guides.js';
+import { operationDescriptions, tagDescriptions } from './openapi/descriptions.js';
 import { buildOpenApi, errorExample, type OpenApiDocument } from './openapi.js';
 import type { RestRoute } from './route.js';
 import { ERROR_DOCS } from './schemas/common.js';
@@ -196,8 +197,10 @@ export function mountDocs(app: express.Express, options: DocsOptions): void {
       if (/css|javascript/.test(file.type)) file.gzip = gzipSync(file.body);
     return files;
   });
-  // Fail at start, not on a first request, when the package is missing.
+  // Fail at start, not on a first request, when the package or the operations' docs are missing.
   swaggerDist();
+  operationDescriptions();
+  tagDescriptions();
   const swaggerPage = asset(SWAGGER_PAGE, 'text/html; charset=utf-8');
   const index = asset(errorsIndex(), 'text/html; charset=utf-8', 'public, max-age=300');
 

@@ -109,7 +109,7 @@ function operation(route: RestRoute, doc: RouteDoc, set: SchemaSet, options: Ope
   const op: Operation = {
     operationId: doc.operationId,
     summary: doc.summary,
-    description: operationDescription(doc.operationId),
+    description: operationDescription(doc.operationId, doc.descriptionValues),
     tags: doc.tags,
     security: route.auth ? [{ apiKey: [] }] : [],
     parameters: [

@@ -67,6 +67,8 @@ export interface RouteDoc {
   /** Unique, URL-safe, e.g. `getStats`. */
   operationId: string;
   summary: string;
+  /** The values of the `{{NAME}}` placeholders of its description (docs/api/<tag>.md): the bounds it enforces. */
+  descriptionValues?: Record<string, string | number>;
   tags: string[];
   /** Query parameters: one per property (its `.meta({ description })` documents it). */
   query?: z.ZodObject;

@@ -16,7 +16,8 @@ function stripped(value: Json): Json {
   if (value === null || typeof value !== 'object') return value;
   return Object.fromEntries(
     Object.entries(value)
-      .filter(([key]) => key !== 'description')
+      // Prose only: a schema property that happens to be called `description` is part of the contract.
+      .filter(([key, v]) => !(key === 'description' && typeof v === 'string'))
       .map(([key, v]) => [key, stripped(v)]),
   );
 }

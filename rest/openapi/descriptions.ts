@@ -15,7 +15,8 @@ export function operationDescriptions(): Map<string, string> {
   if (sections) return sections;
   const found = new Map<string, string>();
   for (const file of readdirSync(API_DOCS).filter((f) => f.endsWith('.md'))) {
-    const text = readFileSync(new URL(file, API_DOCS), 'utf8');
+    // A checkout with CRLF line ends reads as the LF the sections are split on.
+    const text = readFileSync(new URL(file, API_DOCS), 'utf8').replace(/\r\n/g, '\n');
     const parts = text.split(/^## (\S+)\n/m);
     for (let i = 1; i < parts.length; i += 2) {
       const id = parts[i]!;
@@ -27,19 +28,34 @@ export function operationDescriptions(): Map<string, string> {
   return found;
 }
 
-/** The description of one operation; a documented route without one is a build error. */
-export function operationDescription(operationId: string): string {
+/**
+ * The description of one operation, its `{{NAME}}` placeholders filled from `values` (the bounds the
+ * route enforces, so the prose cannot drift from them). A documented route without a section, a
+ * placeholder without a value and a value no placeholder uses are build errors.
+ */
+export function operationDescription(
+  operationId: string,
+  values: Readonly<Record<string, string | number>> = {},
+): string {
   const text = operationDescriptions().get(operationId);
   if (text === undefined)
     throw new Error(`docs/api: no section "## ${operationId}" describes this operation`);
-  return text;
+  const used = new Set<string>();
+  const filled = text.replace(/\{\{([A-Z0-9_]+)\}\}/g, (_match, name: string) => {
+    if (!Object.hasOwn(values, name)) throw new Error(`docs/api ${operationId}: no value for {{${name}}}`);
+    used.add(name);
+    return String(values[name]);
+  });
+  for (const name of Object.keys(values))
+    if (!used.has(name)) throw new Error(`docs/api ${operationId}: {{${name}}} is given but not used`);
+  return filled;
 }
 
 /** Each tag of docs/api: its name (the file's `# ` heading) and description (the paragraph after it). */
 export function tagDescriptions(): Map<string, string> {
   const found = new Map<string, string>();
   for (const file of readdirSync(API_DOCS).filter((f) => f.endsWith('.md'))) {
-    const text = readFileSync(new URL(file, API_DOCS), 'utf8');
+    const text = readFileSync(new URL(file, API_DOCS), 'utf8').replace(/\r\n/g, '\n');
     const match = /^# (.+)\n\n((?:[^#\n].*\n?)+)/.exec(text);
     if (!match) throw new Error(`docs/api/${file}: no "# <Tag>" heading with a paragraph under it`);
     found.set(match[1]!.trim(), match[2]!.trim().replace(/\n/g, ' '));

@@ -78,6 +78,7 @@ const makerRoute: RestRoute = {
   doc: {
     operationId: 'getMaker',
     summary: 'One maker: positions, TVL, volume and fees',
+    descriptionValues: { MAX_LIMIT, DEFAULT_LIMIT },
     tags: ['Catalogue'],
     params: z.object({
       address: parameters.address.meta({

@@ -39,6 +39,7 @@ export const badgeRoutes: RestRoute[] = [
     doc: {
       operationId: 'getBadge',
       summary: 'A live metric as a shields.io endpoint badge',
+      descriptionValues: { BADGE_CACHE_SECONDS, BADGE_ERROR_CACHE_SECONDS },
       tags: ['Badges'],
       query: z.object({
         metric: metricParameter.default('volume30').meta({

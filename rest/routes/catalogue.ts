@@ -204,6 +204,7 @@ const strategiesRoute: RestRoute = {
   doc: {
     operationId: 'getStrategies',
     summary: 'Open strategies: list, search, one detail, chains or stats',
+    descriptionValues: { MAX_LIMIT, DEFAULT_LIMIT },
     tags: ['Catalogue'],
     query: z.object({
       resource: parameters.resource.default('list').meta({

@@ -44,6 +44,7 @@ export const eventRoutes: RestRoute[] = [
     doc: {
       operationId: 'streamCatalogueEvents',
       summary: 'Live catalogue events (Server-Sent Events)',
+      descriptionValues: { RETRY_MS },
       tags: ['Events'],
       query: z.object({
         lastEventId: idParam('lastEventId')

@@ -16,9 +16,6 @@ const addressesDoc = z
     examples: ['0x70997970C51812dc3A010C7d01b50e0d17dc79C8,0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC'],
   });
 
-const DEMO_NOTE =
-  "Same-origin only: the request's `Origin` (or else its `Referer`) must be a page of the operator (PUBLIC_URL, `http://127.0.0.1:PORT`, `http://localhost:PORT` or one of OPERATOR_ORIGINS), otherwise 403 `FORBIDDEN`. A deterrent, not a security boundary; a browser on the operator page sends it by itself. An allowed origin other than the service's own gets `Access-Control-Allow-Origin`. Not a general-purpose API.";
-
 const demoHeaders = {
   'Cache-Control': { description: '`no-store`.' },
   Vary: { description: '`Origin, Referer`.' },
@@ -74,6 +71,7 @@ export const pilotRoutes: RestRoute[] = [
     doc: {
       operationId: 'getDemoBalances',
       summary: 'USDC, USDT and native balances on the test network (demo)',
+      descriptionValues: { MAX_BALANCE_ADDRESSES },
       tags: ['Demo'],
       query: z.object({ addresses: addressesDoc }),
       response: balancesBody,

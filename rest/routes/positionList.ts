@@ -86,6 +86,7 @@ export const positionExportRoutes: RestRoute[] = [
     doc: {
       operationId: 'exportPositions',
       summary: 'Export every position of the key (CSV or NDJSON)',
+      descriptionValues: { CSV_COLUMNS: CSV_COLUMNS.map((c) => `\`${c}\``).join(', ') },
       tags: ['Positions'],
       query: z.object({
         format: parameters.format.meta({ description: '`csv` or `ndjson`.', examples: ['csv'] }),
@@ -171,6 +172,7 @@ export const positionListRoutes: RestRoute[] = [
     doc: {
       operationId: 'listPositions',
       summary: 'The positions this key prepared',
+      descriptionValues: { POSITIONS_MAX_LIMIT, POSITIONS_DEFAULT_LIMIT },
       tags: ['Positions'],
       query: z.object({
         ...filterDocs,

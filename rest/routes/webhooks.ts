@@ -108,9 +108,6 @@ function parseRequest(ctx: RouteContext): { url: string; events: WebhookEvent[] 
 
 const webhookIdOf = (ctx: RouteContext) => String(ctx.req.params.webhookId);
 
-const SECURITY_NOTE =
-  'Deliveries are POSTs signed per [Standard Webhooks](https://www.standardwebhooks.com/) (`webhook-id`, `webhook-timestamp`, `webhook-signature`); the payloads are under `webhooks` in this document.';
-
 export const webhookRoutes: RestRoute[] = [
   {
     method: 'POST',
@@ -121,6 +118,7 @@ export const webhookRoutes: RestRoute[] = [
     doc: {
       operationId: 'createWebhook',
       summary: 'Register a webhook endpoint',
+      descriptionValues: { MAX_WEBHOOKS_PER_KEY },
       tags: TAG,
       body: webhookRequest,
       bodyExample: {
@@ -230,6 +228,7 @@ export const webhookRoutes: RestRoute[] = [
     doc: {
       operationId: 'listWebhookDeliveries',
       summary: 'Deliveries of an endpoint, with every attempt',
+      descriptionValues: { DELIVERIES_MAX_LIMIT, DELIVERIES_DEFAULT_LIMIT },
       tags: TAG,
       params: webhookParams,
       query: z.object({

@@ -34,8 +34,8 @@ function snapshotDataDir(): string {
 }
 
 /**
- * Builds the snapshot on first use: a devnet seeded on `basePort` (the asking suite's ports, free since
- * the suites run one at a time), stopped so its state is saved, then moved into place in one rename.
+ * Builds the snapshot on first use: a devnet seeded on `basePort` (the asking suite's own ports),
+ * stopped so its state is saved, then moved into place in one rename.
  */
 async function ensureSnapshot(basePort: number): Promise<string> {
   const ready = snapshotDataDir();

@@ -1,8 +1,8 @@
 /**
- * Fixed ports of the suites (anvil chains, proxies, servers of their own). Two files run at once
+ * Fixed ports of the suites (anvil chains, proxies, servers of their own). Three files run at once
  * (vitest.config.ts), each in a worker with its own pool id, so every worker's ports sit in a block of
- * their own; TEST_PORT_OFFSET moves all blocks, so that two checkouts on one machine can run suites at
- * the same time without meeting on a port.
+ * their own (18645-24210 for the three); TEST_PORT_OFFSET moves all blocks, so that two checkouts on one
+ * machine can run suites at the same time without meeting on a port: give the second 6000 or more.
  */
 const WORKER_BLOCK = 2_000;
 
