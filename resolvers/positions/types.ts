@@ -1,4 +1,5 @@
 /** The shapes of the position resolvers (SPEC §2.4–2.6) and the fixed texts they answer with. */
+import type { ObservedPosition } from '../../domain/positions.js';
 import type { ErrorIssue } from '../../lib/errors.js';
 import type { PositionHealth } from './health.js';
 
@@ -91,24 +92,8 @@ export interface PreparedPosition extends PreparedPayload {
   replayed: boolean;
 }
 
-export interface PositionStatus {
-  positionId: string;
-  strategyHash: string;
-  status: 'prepared' | 'shipped' | 'filled' | 'docked';
-  chain: string;
-  chainId: number;
-  wallet: string;
-  tokenA: { symbol: string | null; address: string; amount: string; decimals: number | null };
-  tokenB: { symbol: string | null; address: string; amount: string; decimals: number | null };
-  makerFeeBps: number | null;
-  protocolFeeBps: number;
-  observedOnChain: boolean;
-  volumeUsd: number | null;
-  preparedAt: Date;
-  firstSeenOnChainAt: Date | null;
-  firstSeenFilledAt: Date | null;
-  /** When the service first observed the position docked (closed by its maker). */
-  firstSeenDockedAt: Date | null;
+/** GET /v1/positions/{positionId}: the observed position (domain/positions.ts) and its live part. */
+export interface PositionStatus extends ObservedPosition {
   /** Live coverage of a shipped position; null before it ships and once docked. */
   health: PositionHealth | null;
   signer: string;
