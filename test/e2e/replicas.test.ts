@@ -54,6 +54,8 @@ function start(name: Name): Promise<ServiceProcess> {
     DATABASE_URL: urlFor(name),
     REDIS_URL: MACHINE_REDIS,
     REDIS_PREFIX: prefix,
+    // Shared windows are exact only while Redis answers: a busy box's slow reply must not fall back.
+    REDIS_COMMAND_TIMEOUT_MS: '5000',
     CHAINS_FILE: devnet.manifestPath,
     INDEXER: 'embedded',
     INDEXER_POLL_MS: '200',

@@ -6,16 +6,18 @@ import { startTestService, type TestService } from '../helpers/service.js';
 
 // Two app instances on one Redis (and one database) share every bucket exactly.
 const prefix = `test:${randomBytes(4).toString('hex')}:`;
+/** Shared windows are exact only while Redis answers: a busy box's slow reply must not fall back. */
+const SHARED_EXACTLY = '5000';
 let a: TestService;
 let b: TestService;
 
 beforeAll(async () => {
   a = await startTestService({
-    env: { REDIS_URL: MACHINE_REDIS, REDIS_PREFIX: prefix },
+    env: { REDIS_URL: MACHINE_REDIS, REDIS_PREFIX: prefix, REDIS_COMMAND_TIMEOUT_MS: SHARED_EXACTLY },
     extraRoutes: probeRoutes,
   });
   b = await startTestService({
-    env: { REDIS_URL: MACHINE_REDIS, REDIS_PREFIX: prefix },
+    env: { REDIS_URL: MACHINE_REDIS, REDIS_PREFIX: prefix, REDIS_COMMAND_TIMEOUT_MS: SHARED_EXACTLY },
     extraRoutes: probeRoutes,
   });
 });
