@@ -1,17 +1,21 @@
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
-import { type GraphQLSchema, parse, validate } from 'graphql';
+import { type DocumentNode, type GraphQLSchema, validate } from 'graphql';
 import { type CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
 import { ApiError, isApiError, withParameterNames } from '../lib/errors.js';
 import type { GraphQLContext } from '../resolvers/context.js';
 import { type EnumPlan, enumPlanOf, toGraphQLVariables, toInternalValues } from './enumPlan.js';
+import * as generated from './generated/graphql.js';
 import manifest from './generated/persisted-documents.json' with { type: 'json' };
 
 type Persisted<R, V> = TypedDocumentNode<R, V> & { __meta__?: { hash?: string } };
 
 /**
  * Runs the REST facade's persisted operations in-process. Only documents of the codegen manifest can
- * run: each is parsed, validated against the schema and compiled (graphql-jit) once, then looked up by
- * its hash. Compiled, an operation runs its resolvers without graphql-js's walk of the document per
+ * run: each is validated against the schema and compiled (graphql-jit) once, then looked up by its
+ * hash. What is compiled is the document as written in rest/operations (codegen's typed document),
+ * not the manifest's normalised text, whose selections are sorted: a result's fields come in the
+ * order the operation selects them, which is the order its REST body documents
+ * (rest/openapi/fromSelection.ts). Compiled, an operation runs its resolvers without graphql-js's walk of the document per
  * request (field collection, argument and variable coercion, completion of every field by type): a
  * prepare's ~150 fields cost a few percent of its CPU that way. Only the
  * manifest's documents are compiled, never a client's text; /graphql keeps graphql-js. Enum values
@@ -22,8 +26,12 @@ export class PersistedOperations {
   private readonly documents = new Map<string, { compiled: CompiledQuery; enums: EnumPlan }>();
 
   constructor(schema: GraphQLSchema) {
-    for (const [hash, source] of Object.entries(manifest as Record<string, string>)) {
-      const document = parse(source);
+    const allowed = new Set(Object.keys(manifest));
+    for (const value of Object.values(generated)) {
+      const hash = (value as Persisted<unknown, never>).__meta__?.hash;
+      if (typeof hash !== 'string') continue;
+      if (!allowed.has(hash)) throw new Error(`operation ${hash} is not in the persisted manifest`);
+      const { __meta__: _meta, ...document } = value as DocumentNode & { __meta__: unknown };
       const errors = validate(schema, document);
       if (errors.length > 0) throw new Error(`persisted operation ${hash} is invalid: ${errors[0]?.message}`);
       const compiled = compileQuery(schema, document);

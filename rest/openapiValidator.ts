@@ -1,6 +1,7 @@
 import type { ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
+import { fieldOrderProblems } from './openapi/fieldOrder.js';
 import type { JsonSchema, OpenApiDocument, Operation } from './openapi.js';
 
 /**
@@ -10,7 +11,8 @@ import type { JsonSchema, OpenApiDocument, Operation } from './openapi.js';
  *
  * `strict` (the default) also refuses properties the document does not name, even where the
  * published schema allows them (SPEC §9: clients must ignore additions), so that a body which grows
- * a field without documenting it fails a test instead of drifting silently.
+ * a field without documenting it fails a test instead of drifting silently, and bodies that do not keep
+ * the document's field order.
  */
 
 // ajv-formats is CommonJS; under NodeNext its default export is the module object.
@@ -48,9 +50,12 @@ export class OpenApiValidator {
   private readonly compiled = new Map<string, ValidateFunction>();
   private readonly document: OpenApiDocument;
   private readonly templates: { regex: RegExp; template: string }[];
+  /** Also checks that bodies keep the document's field order (rest/openapi/fieldOrder.ts). */
+  private readonly strict: boolean;
 
   constructor(document: OpenApiDocument, options: { strict?: boolean } = {}) {
     const strict = options.strict ?? true;
+    this.strict = strict;
     this.document = strict ? strictify(structuredClone(document)) : structuredClone(document);
     this.ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false });
     addFormats(this.ajv);
@@ -144,9 +149,15 @@ export class OpenApiValidator {
       const type = res.headers.get('content-type') ?? '';
       if (!/^application\/json\b/i.test(type))
         problems.push(`${label}: content-type ${type || '(none)'}, not JSON`);
-      problems.push(
-        ...this.check(pointer([...base, 'content', 'application/json', 'schema']), body, `${label}: body`),
-      );
+      const schema = pointer([...base, 'content', 'application/json', 'schema']);
+      const shape = this.check(schema, body, `${label}: body`);
+      problems.push(...shape);
+      if (shape.length === 0 && this.strict) {
+        const resolve = (s: JsonSchema) => this.resolveSchema(s);
+        problems.push(
+          ...fieldOrderProblems(resolve, this.resolve(schema) as JsonSchema, body, `${label}: body`),
+        );
+      }
     }
     return problems;
   }

@@ -55,7 +55,9 @@ function instructionJson(instruction: ProgramInstruction): unknown {
     a.name,
     a.type === 'uint16' || a.type === 'uint32' ? Number(a.value) : a.value,
   ]);
-  return { ...instruction, decoded: Object.fromEntries(named) };
+  // `decoded` in its documented place: after the raw args, before their typed list.
+  const { offset, opcode, name, args, ...rest } = instruction;
+  return { offset, opcode, name, args, decoded: Object.fromEntries(named), ...rest };
 }
 
 /**

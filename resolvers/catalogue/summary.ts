@@ -69,7 +69,11 @@ export function summarise(
     if (rendered) {
       const chainId = chainIdOf(ctx, row);
       const verified = isVerifiedRouter(ctx, row);
-      const text = `{"chainId":${chainId},"verifiedRouter":${verified},${rendered.slice(1)}`;
+      // In the documented order: chainId after chain, verifiedRouter after app. The first `,"maker":`
+      // and `,"pair":` are the entry's own keys: the strings before them are JSON-escaped.
+      const maker = rendered.indexOf(',"maker":');
+      const pair = rendered.indexOf(',"pair":', maker);
+      const text = `${rendered.slice(0, maker)},"chainId":${chainId}${rendered.slice(maker, pair)},"verifiedRouter":${verified}${rendered.slice(pair)}`;
       // A digest stands for its entry (the generated column gives every rendered entry one); without, the text.
       return new Rendered(text, digest ? `${chainId},${verified},${digest}` : text);
     }

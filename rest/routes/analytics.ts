@@ -69,7 +69,7 @@ const totals = (w: Window | undefined) => ({
   makerFeesUsd: w?.makerFeesUsd ?? 0,
   protocolFeesUsd: w?.protocolFeesUsd ?? 0,
 });
-const windowOf = (w: Window | undefined) => ({ since: w?.since ?? null, ...totals(w) });
+const windowOf = (w: Window | undefined) => ({ ...totals(w), since: w?.since ?? null });
 
 const makerRoute: RestRoute = {
   method: 'GET',

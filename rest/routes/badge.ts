@@ -101,8 +101,8 @@ export const badgeRoutes: RestRoute[] = [
             label: BADGE_LABELS[metric],
             message: 'unavailable',
             color: 'lightgrey',
-            isError: true,
             cacheSeconds: BADGE_ERROR_CACHE_SECONDS,
+            isError: true,
           },
         };
       }

@@ -205,36 +205,8 @@ export const positionListRoutes: RestRoute[] = [
         REST_PAGING_NAMES,
       );
       const nextCursor = nextCursorOf(result.positions.pageInfo);
-      // The documented field order (the persisted manifest keeps selections sorted by name).
-      const positions = result.positions.edges.map(({ node: p }) => ({
-        positionId: p.positionId,
-        strategyHash: p.strategyHash,
-        status: p.status,
-        chain: p.chain,
-        chainId: p.chainId,
-        wallet: p.wallet,
-        tokenA: {
-          symbol: p.tokenA.symbol,
-          address: p.tokenA.address,
-          amount: p.tokenA.amount,
-          decimals: p.tokenA.decimals,
-        },
-        tokenB: {
-          symbol: p.tokenB.symbol,
-          address: p.tokenB.address,
-          amount: p.tokenB.amount,
-          decimals: p.tokenB.decimals,
-        },
-        makerFeeBps: p.makerFeeBps,
-        protocolFeeBps: p.protocolFeeBps,
-        observedOnChain: p.observedOnChain,
-        volumeUsd: p.volumeUsd,
-        preparedAt: p.preparedAt,
-        firstSeenOnChainAt: p.firstSeenOnChainAt,
-        firstSeenFilledAt: p.firstSeenFilledAt,
-        firstSeenDockedAt: p.firstSeenDockedAt,
-        metadata: p.metadata ?? null,
-      }));
+      // Each position as selected (rest/operations/PositionList.graphql).
+      const positions = result.positions.edges.map(({ node }) => node);
       return {
         body: readBody(ctx, { positions, page: { limit, nextCursor }, filters }),
         headers: { 'Cache-Control': 'no-store' },

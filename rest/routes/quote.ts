@@ -116,28 +116,8 @@ export const quoteRoutes: RestRoute[] = [
       const direction = param(ctx, 'direction', false) ?? 'aToB';
       const chain = param(ctx, 'chain', false) ?? DEFAULT_QUOTE_CHAIN;
       const data = await ctx.operations.run(QuoteDocument, { hash, amount, direction, chain }, ctx.graphql());
-      const q = data.quote;
-      // The documented order (the persisted document's selection comes back sorted).
-      const body = {
-        strategyHash: q.strategyHash,
-        chain: q.chain,
-        chainId: q.chainId,
-        pair: q.pair,
-        direction: q.direction,
-        exactIn: q.exactIn,
-        router: q.router,
-        tokenIn: q.tokenIn,
-        tokenOut: q.tokenOut,
-        amountIn: q.amountIn,
-        amountOut: q.amountOut,
-        protocolFee: q.protocolFee,
-        makerFee: q.makerFee ?? null,
-        effectivePrice: q.effectivePrice,
-        blockNumber: Number(q.blockNumber),
-        indicative: q.indicative,
-        signed: q.signed,
-        note: q.note,
-      };
+      // As selected; the block number is a decimal string in the graph (a uint64), a number here.
+      const body = { ...data.quote, blockNumber: Number(data.quote.blockNumber) };
       return { body: readBody(ctx, body) };
     },
   },

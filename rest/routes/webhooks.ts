@@ -10,9 +10,7 @@ import {
   ReplayWebhookDeliveryDocument,
   RotateWebhookSecretDocument,
   WebhookDeliveriesDocument,
-  type WebhookDeliveryFieldsFragment,
   WebhookDocument,
-  type WebhookFieldsFragment,
   WebhooksDocument,
 } from '../generated/graphql.js';
 import { queryParam, type RestRoute, type RouteContext, readBody } from '../route.js';
@@ -59,36 +57,6 @@ const listQuery = {
     ),
   cursor: z.string({ error: 'cursor must be given once.' }).min(1, 'cursor must not be empty.'),
 };
-
-/** The documented field order (the persisted manifest keeps selections sorted by name). */
-const endpoint = (w: WebhookFieldsFragment) => ({
-  id: w.id,
-  url: w.url,
-  events: w.events,
-  createdAt: w.createdAt,
-  previousSecretExpiresAt: w.previousSecretExpiresAt ?? null,
-  disabledAt: w.disabledAt ?? null,
-  disabledReason: w.disabledReason ?? null,
-});
-
-const delivery = (d: WebhookDeliveryFieldsFragment) => ({
-  id: d.id,
-  event: d.event,
-  positionId: d.positionId,
-  occurredAt: d.occurredAt,
-  status: d.status,
-  nextAttemptAt: d.nextAttemptAt ?? null,
-  completedAt: d.completedAt ?? null,
-  attempts: d.attempts.map((a) => ({
-    attempt: a.attempt,
-    generation: a.generation,
-    attemptedAt: a.attemptedAt,
-    statusCode: a.statusCode ?? null,
-    durationMs: a.durationMs,
-    error: a.error ?? null,
-    nextAttemptAt: a.nextAttemptAt ?? null,
-  })),
-});
 
 /** `{ url, events }`, nothing else; each refusal is a 400 naming the field. */
 function parseRequest(ctx: RouteContext): { url: string; events: WebhookEvent[] } {
@@ -137,7 +105,7 @@ export const webhookRoutes: RestRoute[] = [
     async handle(ctx) {
       const input = parseRequest(ctx);
       const { createWebhook } = await ctx.operations.run(CreateWebhookDocument, { input }, ctx.graphql());
-      return answer(ctx, { ...endpoint(createWebhook.webhook), secret: createWebhook.secret });
+      return answer(ctx, { ...createWebhook.webhook, secret: createWebhook.secret });
     },
   },
   {
@@ -154,7 +122,7 @@ export const webhookRoutes: RestRoute[] = [
     },
     async handle(ctx) {
       const { webhooks } = await ctx.operations.run(WebhooksDocument, {}, ctx.graphql());
-      return answer(ctx, { webhooks: webhooks.map(endpoint) });
+      return answer(ctx, { webhooks });
     },
   },
   {
@@ -176,7 +144,7 @@ export const webhookRoutes: RestRoute[] = [
         { webhookId: webhookIdOf(ctx) },
         ctx.graphql(),
       );
-      return answer(ctx, endpoint(webhook));
+      return answer(ctx, webhook);
     },
   },
   {
@@ -217,7 +185,7 @@ export const webhookRoutes: RestRoute[] = [
         { input: { webhookId: webhookIdOf(ctx) } },
         ctx.graphql(),
       );
-      return answer(ctx, { ...endpoint(rotateWebhookSecret.webhook), secret: rotateWebhookSecret.secret });
+      return answer(ctx, { ...rotateWebhookSecret.webhook, secret: rotateWebhookSecret.secret });
     },
   },
   {
@@ -250,7 +218,7 @@ export const webhookRoutes: RestRoute[] = [
         REST_PAGING_NAMES,
       );
       return answer(ctx, {
-        deliveries: webhookDeliveries.edges.map((e) => delivery(e.node)),
+        deliveries: webhookDeliveries.edges.map((e) => e.node),
         page: { limit, nextCursor: nextCursorOf(webhookDeliveries.pageInfo) },
       });
     },
@@ -274,7 +242,7 @@ export const webhookRoutes: RestRoute[] = [
         { input: { webhookId: webhookIdOf(ctx), deliveryId: String(ctx.req.params.deliveryId) } },
         ctx.graphql(),
       );
-      return answer(ctx, delivery(replayWebhookDelivery));
+      return answer(ctx, replayWebhookDelivery);
     },
   },
 ];
