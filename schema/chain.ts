@@ -2,6 +2,7 @@ import type { TokenConfig } from '../lib/config.js';
 import { type ChainView, listChains } from '../resolvers/catalogue/chains.js';
 import type { ChainRollup } from '../store/rollups.js';
 import { builder } from './builder.js';
+import { as } from './valueFormats.js';
 
 const ChainToken = builder.objectRef<TokenConfig>('ChainToken').implement({
   description: 'A token the operator lists on a chain.',
@@ -17,6 +18,7 @@ const ChainIndexer = builder.objectRef<NonNullable<ChainView['checkpoint']>>('Ch
   fields: (t) => ({
     lastBlock: t.int({
       description: 'Last block whose logs are fully stored.',
+      extensions: as('count'),
       resolve: (c) => Number(c.last_block),
     }),
     updatedAt: t.field({
@@ -31,20 +33,107 @@ const ChainIndexer = builder.objectRef<NonNullable<ChainView['checkpoint']>>('Ch
 const count = (c: ChainView, pick: (r: ChainRollup) => number): number | null =>
   c.storeAvailable ? (c.rollup ? pick(c.rollup) : 0) : null;
 
+const ChainContracts = builder.objectRef<ChainView>('ChainContracts').implement({
+  description: 'The contracts of a chain the service reads and prepares for.',
+  fields: (t) => ({
+    aqua: t.string({
+      description: 'The Aqua contract.',
+      extensions: as('address'),
+      resolve: (c) => c.config.aqua.toLowerCase(),
+    }),
+    router: t.string({
+      description: 'The verified AquaSwapVMRouter (the app of quotable strategies).',
+      extensions: as('address'),
+      resolve: (c) => c.config.router.toLowerCase(),
+    }),
+  }),
+});
+
+const ChainCounts = builder.objectRef<ChainView>('ChainCounts').implement({
+  description: "The chain's counts from the roll-up; each null when the store could not answer.",
+  fields: (t) => ({
+    strategies: t.int({
+      nullable: true,
+      description: 'Open strategies.',
+      extensions: as('count'),
+      resolve: (c) => count(c, (r) => r.count),
+    }),
+    makers: t.int({
+      nullable: true,
+      description: 'Distinct makers with an open strategy.',
+      extensions: as('count'),
+      resolve: (c) => count(c, (r) => r.makers),
+    }),
+    pairs: t.int({
+      nullable: true,
+      description: 'Distinct pairs with an open strategy.',
+      extensions: as('count'),
+      resolve: (c) => count(c, (r) => r.pairs),
+    }),
+    swaps30d: t.int({
+      nullable: true,
+      description: 'Swaps settled over the last 30 days.',
+      extensions: as('count'),
+      resolve: (c) => count(c, (r) => r.swaps_30d),
+    }),
+  }),
+});
+
+const ChainVolume = builder.objectRef<ChainView>('ChainVolume').implement({
+  description:
+    "The chain's settled volume, USD, from the roll-up; each null when the store could not answer.",
+  fields: (t) => ({
+    d1: t.float({
+      nullable: true,
+      description: 'Over the last day.',
+      extensions: as('usd'),
+      resolve: (c) => count(c, (r) => r.volume_1d_usd),
+    }),
+    d7: t.float({
+      nullable: true,
+      description: 'Over the last 7 days.',
+      extensions: as('usd'),
+      resolve: (c) => count(c, (r) => r.volume_7d_usd),
+    }),
+    d30: t.float({
+      nullable: true,
+      description: 'Over the last 30 days.',
+      extensions: as('usd'),
+      resolve: (c) => count(c, (r) => r.volume_30d_usd),
+    }),
+  }),
+});
+
 export const Chain = builder.objectRef<ChainView>('Chain').implement({
   description: 'A chain the service serves (from the registry), with its live counts from the roll-up.',
   fields: (t) => ({
     key: t.string({
       description: 'Chain key, as the API names the chain (e.g. base).',
+      extensions: as(null, ['base']),
       resolve: (c) => c.config.key,
     }),
-    chainId: t.int({ description: 'EVM chain id.', resolve: (c) => c.config.chainId }),
+    chainId: t.int({
+      description: 'EVM chain id.',
+      extensions: as(null, [8453]),
+      resolve: (c) => c.config.chainId,
+    }),
     name: t.string({ description: 'Human-readable name.', resolve: (c) => c.config.name ?? c.config.key }),
     testnet: t.boolean({ description: 'True for a test network.', resolve: (c) => c.config.testnet }),
     tokens: t.field({
       description: 'The tokens the operator lists on the chain.',
       type: [ChainToken],
       resolve: (c) => c.config.tokens,
+    }),
+    contracts: t.field({
+      description: 'Its Aqua and verified router.',
+      type: ChainContracts,
+      resolve: (c) => c,
+    }),
+    counts: t.field({ description: 'Its counts from the roll-up.', type: ChainCounts, resolve: (c) => c }),
+    volumeUsd: t.field({
+      description: 'Its settled volume from the roll-up.',
+      type: ChainVolume,
+      resolve: (c) => c,
     }),
     aqua: t.string({ description: 'The Aqua contract.', resolve: (c) => c.config.aqua.toLowerCase() }),
     router: t.string({

@@ -9,44 +9,70 @@ import {
 import type { ChainRollup, PairRollup } from '../store/rollups.js';
 import { builder } from './builder.js';
 import { enumOf } from './enums.js';
+import { as } from './valueFormats.js';
 
-const StatsTotals = builder.objectRef<StatsView['totals']>('StatsTotals').implement({
-  description: 'Totals over every chain; strategies and volumes are the sums of the chains.',
-  fields: (t) => ({
-    strategies: t.exposeInt('strategies', { description: 'Open strategies.' }),
-    makers: t.exposeInt('makers', { description: 'Distinct makers with an open strategy.' }),
-    pairs: t.exposeInt('pairs', { description: 'Distinct pairs with an open strategy.' }),
-    chains: t.exposeInt('chains', { description: 'Chains the service serves.' }),
-    volume1dUsd: t.exposeFloat('volume_1d_usd', {
-      description: 'Settled volume over the last day (the current UTC hour and the 23 before it), USD.',
+const StatsTotals = builder
+  .objectRef<StatsView['totals'] & Pick<StatsView, 'rollupUpdatedAt'>>('StatsTotals')
+  .implement({
+    description: 'Totals over every chain; strategies and volumes are the sums of the chains.',
+    fields: (t) => ({
+      strategies: t.exposeInt('strategies', { description: 'Open strategies.', extensions: as('count') }),
+      makers: t.exposeInt('makers', {
+        description: 'Distinct makers with an open strategy.',
+        extensions: as('count'),
+      }),
+      pairs: t.exposeInt('pairs', {
+        description: 'Distinct pairs with an open strategy.',
+        extensions: as('count'),
+      }),
+      chains: t.exposeInt('chains', { description: 'Chains the service serves.', extensions: as('count') }),
+      volume1dUsd: t.exposeFloat('volume_1d_usd', {
+        description: 'Settled volume over the last day (the current UTC hour and the 23 before it), USD.',
+      }),
+      volume7dUsd: t.exposeFloat('volume_7d_usd', {
+        description: 'Settled volume over the last 7 days, USD.',
+      }),
+      volume30dUsd: t.exposeFloat('volume_30d_usd', {
+        description: 'Settled volume over the last 30 days, USD.',
+      }),
+      tvlUsd: t.float({
+        description:
+          'Total value locked over every chain, USD: live virtual balances of open strategies at the configured prices, as of the roll-up.',
+        resolve: (x) => x.tvl_usd ?? 0,
+      }),
+      lastActivity: t.field({
+        description: 'Latest ship, dock or swap over every chain; null when none.',
+        type: 'DateTime',
+        nullable: true,
+        resolve: (s) => s.last_activity,
+      }),
+      rollupUpdatedAt: t.field({
+        description: 'When the roll-up was refreshed; null before the first roll-up.',
+        type: 'DateTime',
+        nullable: true,
+        resolve: (s) => s.rollupUpdatedAt,
+      }),
     }),
-    volume7dUsd: t.exposeFloat('volume_7d_usd', { description: 'Settled volume over the last 7 days, USD.' }),
-    volume30dUsd: t.exposeFloat('volume_30d_usd', {
-      description: 'Settled volume over the last 30 days, USD.',
-    }),
-    tvlUsd: t.float({
-      description:
-        'Total value locked over every chain, USD: live virtual balances of open strategies at the configured prices, as of the roll-up.',
-      resolve: (x) => x.tvl_usd ?? 0,
-    }),
-    lastActivity: t.field({
-      description: 'Latest ship, dock or swap over every chain; null when none.',
-      type: 'DateTime',
-      nullable: true,
-      resolve: (s) => s.last_activity,
-    }),
-  }),
-});
+  });
 
 const ChainStats = builder.objectRef<ChainRollup>('ChainStats').implement({
   description: "One chain's line of the catalogue roll-up.",
   fields: (t) => ({
     chain: t.exposeString('chain', { description: 'Chain key.' }),
     chainId: t.exposeInt('chain_id', { description: 'EVM chain id.' }),
-    count: t.exposeInt('count', { description: 'Open strategies.' }),
-    makers: t.exposeInt('makers', { description: 'Distinct makers with an open strategy on the chain.' }),
-    pairs: t.exposeInt('pairs', { description: 'Distinct pairs with an open strategy on the chain.' }),
-    swaps30d: t.exposeInt('swaps_30d', { description: 'Swaps settled over the last 30 days.' }),
+    count: t.exposeInt('count', { description: 'Open strategies.', extensions: as('count') }),
+    makers: t.exposeInt('makers', {
+      description: 'Distinct makers with an open strategy on the chain.',
+      extensions: as('count'),
+    }),
+    pairs: t.exposeInt('pairs', {
+      description: 'Distinct pairs with an open strategy on the chain.',
+      extensions: as('count'),
+    }),
+    swaps30d: t.exposeInt('swaps_30d', {
+      description: 'Swaps settled over the last 30 days.',
+      extensions: as('count'),
+    }),
     volume1dUsd: t.exposeFloat('volume_1d_usd', { description: 'Settled volume over the last day, USD.' }),
     volume7dUsd: t.exposeFloat('volume_7d_usd', { description: 'Settled volume over the last 7 days, USD.' }),
     volume30dUsd: t.exposeFloat('volume_30d_usd', {
@@ -69,7 +95,10 @@ const PairStats = builder.objectRef<PairRollup>('PairStats').implement({
   description: "One token pair's line of the catalogue roll-up, summed across chains.",
   fields: (t) => ({
     pair: t.exposeString('pair', { description: 'Symbols in alphabetical order, e.g. "USDC/USDT".' }),
-    count: t.exposeInt('count', { description: 'Open strategies of the pair across chains.' }),
+    count: t.exposeInt('count', {
+      description: 'Open strategies of the pair across chains.',
+      extensions: as('count'),
+    }),
     chains: t.exposeStringList('chains', {
       description: 'Chains where the pair has open strategies or 30-day volume.',
     }),
@@ -96,6 +125,7 @@ const Stats = builder.objectRef<StatsView>('Stats').implement({
   fields: (t) => ({
     source: t.exposeString('source', {
       description: 'What the numbers are computed from (indexer:aqua-swapvm-events).',
+      extensions: as(null, ['indexer:aqua-swapvm-events']),
     }),
     rollupUpdatedAt: t.field({
       description: 'When the roll-up was refreshed; null before the first roll-up.',
@@ -115,7 +145,11 @@ const Stats = builder.objectRef<StatsView>('Stats').implement({
       description: "Age in seconds of the roll-up's data (`dataAsOf`); null before the first roll-up.",
       resolve: (s) => freshnessSeconds(s.dataAsOf),
     }),
-    totals: t.field({ description: 'Totals over every chain.', type: StatsTotals, resolve: (s) => s.totals }),
+    totals: t.field({
+      description: 'Totals over every chain.',
+      type: StatsTotals,
+      resolve: (s) => ({ ...s.totals, rollupUpdatedAt: s.rollupUpdatedAt }),
+    }),
     chains: t.field({
       description: 'One entry per chain the service serves.',
       type: [ChainStats],

@@ -19,6 +19,7 @@ import {
 } from '../resolvers/catalogue/strategy.js';
 import { builder } from './builder.js';
 import { enumOf } from './enums.js';
+import { as } from './valueFormats.js';
 
 export const StrategyStatus = enumOf(
   'StrategyStatus',
@@ -58,20 +59,26 @@ const StrategyToken = builder.objectRef<StrategyTokenView>('StrategyToken').impl
       nullable: true,
       resolve: (k) => k.symbol,
     }),
-    address: t.exposeString('address', { description: 'Token contract address (lower case).' }),
+    address: t.exposeString('address', {
+      description: 'Token contract address (lower case).',
+      extensions: as('address'),
+    }),
     decimals: t.int({
       description: 'Token decimals; null when unknown.',
+      extensions: as('count'),
       nullable: true,
       resolve: (k) => k.decimals,
     }),
     initialAmount: t.string({
       nullable: true,
       description: 'Shipped amount.',
+      extensions: as('baseUnits'),
       resolve: (k) => k.initialAmount,
     }),
     currentAmount: t.string({
       nullable: true,
       description: 'Live virtual balance (following Pulled and Pushed).',
+      extensions: as('baseUnits'),
       resolve: (k) => k.currentAmount,
     }),
   }),
@@ -81,8 +88,8 @@ const Shipped = builder.objectRef<ReturnType<typeof shippedOf>>('StrategyShipped
   description: 'The transaction that shipped the strategy.',
   fields: (t) => ({
     at: t.field({ type: 'DateTime', description: 'Block time of the ship.', resolve: (s) => s.at }),
-    block: t.exposeInt('block', { description: 'Block number of the ship.' }),
-    tx: t.exposeString('tx', { description: 'Transaction hash of the ship.' }),
+    block: t.exposeInt('block', { description: 'Block number of the ship.', extensions: as('count') }),
+    tx: t.exposeString('tx', { description: 'Transaction hash of the ship.', extensions: as('hash32') }),
   }),
 });
 
@@ -97,6 +104,7 @@ const Docked = builder.objectRef<NonNullable<ReturnType<typeof dockedOf>>>('Stra
     }),
     block: t.int({
       description: 'Block number of the dock; null when unknown.',
+      extensions: as('count'),
       nullable: true,
       resolve: (s) => s.block,
     }),
@@ -106,27 +114,54 @@ const Docked = builder.objectRef<NonNullable<ReturnType<typeof dockedOf>>>('Stra
 const Swap = builder.objectRef<SwapView>('StrategySwap').implement({
   description: 'A swap settled against the strategy (a Swapped log of the router).',
   fields: (t) => ({
-    txHash: t.exposeString('txHash', { description: 'Transaction hash.' }),
-    logIndex: t.exposeInt('logIndex', { description: 'Index of the Swapped log in its block.' }),
-    block: t.exposeInt('block', { description: 'Block number.' }),
+    txHash: t.exposeString('txHash', { description: 'Transaction hash.', extensions: as('hash32') }),
+    logIndex: t.exposeInt('logIndex', {
+      description: 'Index of the Swapped log in its block.',
+      extensions: as('count'),
+    }),
+    block: t.exposeInt('block', { description: 'Block number.', extensions: as('count') }),
     at: t.field({ description: 'Block time.', type: 'DateTime', resolve: (s) => s.at }),
-    taker: t.exposeString('taker', { description: 'The taker address.' }),
-    tokenIn: t.exposeString('tokenIn', { description: 'Token the taker paid in.' }),
-    tokenOut: t.exposeString('tokenOut', { description: 'Token the taker received.' }),
-    amountIn: t.exposeString('amountIn', { description: 'Amount in, base units (integer string).' }),
-    amountOut: t.exposeString('amountOut', { description: 'Amount out, base units (integer string).' }),
-    volumeUsd: t.exposeFloat('volumeUsd', { description: 'The amount in at the configured USD price.' }),
+    taker: t.exposeString('taker', { description: 'The taker address.', extensions: as('address') }),
+    tokenIn: t.exposeString('tokenIn', {
+      description: 'Token the taker paid in.',
+      extensions: as('address'),
+    }),
+    tokenOut: t.exposeString('tokenOut', {
+      description: 'Token the taker received.',
+      extensions: as('address'),
+    }),
+    amountIn: t.exposeString('amountIn', {
+      description: 'Amount in, base units (integer string).',
+      extensions: as('baseUnits'),
+    }),
+    amountOut: t.exposeString('amountOut', {
+      description: 'Amount out, base units (integer string).',
+      extensions: as('baseUnits'),
+    }),
+    volumeUsd: t.exposeFloat('volumeUsd', {
+      description: 'The amount in at the configured USD price.',
+      extensions: as('usd'),
+    }),
   }),
 });
 
 export const Strategy = builder.objectRef<StrategyView>('Strategy').implement({
   description: 'A liquidity position shipped to Aqua, as the indexer observed it.',
   fields: (t) => ({
-    hash: t.exposeString('strategy_hash', { description: 'keccak256 of the shipped bytes.' }),
+    hash: t.exposeString('strategy_hash', {
+      description: 'keccak256 of the shipped bytes.',
+      extensions: as('hash32'),
+    }),
     chain: t.exposeString('chain_key', { description: 'Chain key.' }),
     chainId: t.int({ description: 'EVM chain id.', resolve: (s, _a, ctx) => chainIdOf(ctx, s) }),
-    maker: t.exposeString('maker', { description: 'The maker address (lower case).' }),
-    app: t.exposeString('app', { description: 'The router the strategy is shipped for.' }),
+    maker: t.exposeString('maker', {
+      description: 'The maker address (lower case).',
+      extensions: as('address'),
+    }),
+    app: t.exposeString('app', {
+      description: 'The router the strategy is shipped for.',
+      extensions: as('address'),
+    }),
     verifiedRouter: t.boolean({
       description: "True when the app is the chain's verified router.",
       resolve: (s, _a, ctx) => isVerifiedRouter(ctx, s),
@@ -146,8 +181,11 @@ export const Strategy = builder.objectRef<StrategyView>('Strategy').implement({
       type: StrategyStatus,
       resolve: (s) => s.status,
     }),
-    volumeUsd: t.exposeFloat('volume_usd', { description: 'Settled volume, USD.' }),
-    swapCount: t.exposeInt('swap_count', { description: 'Swaps settled against it.' }),
+    volumeUsd: t.exposeFloat('volume_usd', { description: 'Settled volume, USD.', extensions: as('usd') }),
+    swapCount: t.exposeInt('swap_count', {
+      description: 'Swaps settled against it.',
+      extensions: as('count'),
+    }),
     lastSwapAt: t.field({
       description: 'Block time of its latest swap; null before the first.',
       type: 'DateTime',
@@ -186,6 +224,7 @@ export const Strategy = builder.objectRef<StrategyView>('Strategy').implement({
     strategy: t.string({
       nullable: true,
       description: 'The shipped bytes (abi-encoded order).',
+      extensions: as('bytes'),
       resolve: async (s, _a, ctx) =>
         s.strategy ??
         (await ctx.loaders.strategiesByHash.load(s.strategy_hash)).find((r) => r.chain_key === s.chain_key)

@@ -28,15 +28,8 @@ export async function statsData(
   if (local) return { ...local, cached: true };
   const { value, cached } = await cache.getOrCompute(STATS_KEY, STATS_CACHE_SECONDS * 1000, async () => {
     const { stats } = await ctx.operations.run(StatsDocument, {}, ctx.graphql());
-    const { source, rollupUpdatedAt, dataAsOf, totals, chains, top_pairs_by_volume, top_pairs_by_positions } =
-      stats;
-    const data = {
-      source,
-      totals: { ...totals, rollup_updated_at: rollupUpdatedAt },
-      chains,
-      top_pairs_by_volume,
-      top_pairs_by_positions,
-    };
+    // The two times are for `meta`; the rest is the body as selected.
+    const { rollupUpdatedAt, dataAsOf, ...data } = stats;
     // meta.freshnessSeconds is the age of the data (during a backfill, of the last indexed block).
     const asOf = dataAsOf ?? rollupUpdatedAt;
     const rollupAt = asOf === null ? null : Date.parse(asOf);
@@ -48,27 +41,22 @@ export async function statsData(
 
 type ChainItem = ChainsQuery['chains'][number];
 
+/** The chain as selected (in its order), its tokens as a map by symbol, without the times of `meta`. */
 function chainBody(chain: ChainItem) {
-  return {
-    key: chain.key,
-    chainId: chain.chainId,
-    name: chain.name,
-    testnet: chain.testnet,
-    tokens: Object.fromEntries(
-      chain.tokens.map((t) => [t.symbol, { address: t.address, decimals: t.decimals }]),
-    ),
-    contracts: { aqua: chain.aqua, router: chain.router },
-    countsAvailable: chain.countsAvailable,
-    counts: {
-      strategies: chain.strategies,
-      makers: chain.makers,
-      pairs: chain.pairs,
-      swaps30d: chain.swaps30d,
-    },
-    volumeUsd: { d1: chain.volume1dUsd, d7: chain.volume7dUsd, d30: chain.volume30dUsd },
-    lastActivity: chain.lastActivity,
-    indexer: chain.indexer,
-  };
+  return Object.fromEntries(
+    Object.entries(chain)
+      .filter(([key]) => key !== 'rollupUpdatedAt' && key !== 'dataAsOf')
+      .map(([key, value]) =>
+        key === 'tokens'
+          ? [
+              key,
+              Object.fromEntries(
+                chain.tokens.map((t) => [t.symbol, { address: t.address, decimals: t.decimals }]),
+              ),
+            ]
+          : [key, value],
+      ),
+  );
 }
 
 /**

@@ -1,0 +1,35 @@
+/**
+ * What a field's values look like beyond their GraphQL type (an address is a String, a count an Int).
+ * A field says it in its `extensions` (`extensions: as('address')`); the graph does not change, and the
+ * REST facade publishes it as the JSON Schema pattern or bound of its documents
+ * (rest/openapi/fromSelection.ts).
+ */
+export const VALUE_FORMATS = [
+  /** 0x and 40 hex characters. */
+  'address',
+  /** 0x and 64 hex characters (a hash). */
+  'hash32',
+  /** An on-chain amount: an integer string of base units. */
+  'baseUnits',
+  /** A non-negative integer. */
+  'count',
+  /** US dollars. */
+  'usd',
+  /** 0x and any hex characters. */
+  'bytes',
+  /** A non-negative integer in decimal, as a string (a uint256 word). */
+  'decimal',
+] as const;
+export type ValueFormat = (typeof VALUE_FORMATS)[number];
+
+// A type, not an interface: Pothos takes extensions as a record.
+export type ValueExtensions = {
+  format?: ValueFormat;
+  /** Example values for the documents. */
+  examples?: readonly unknown[];
+};
+
+/** The `extensions` of a field whose values have `format` (and, for the documents, these examples). */
+export function as(format: ValueFormat | null, examples?: readonly unknown[]): ValueExtensions {
+  return { ...(format ? { format } : {}), ...(examples ? { examples } : {}) };
+}
