@@ -1,0 +1,73 @@
+/**
+ * The published schema of a body is derived from the operation that answers it
+ * (rest/openapi/fromSelection.ts): what a selection says is what the document says.
+ */
+import { parse } from 'graphql';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { StrategyDetailDocument } from '../../rest/generated/graphql.js';
+import { operationSchema } from '../../rest/openapi/fromSelection.js';
+import { strategyDetail } from '../../rest/schemas/catalogue.js';
+
+type Json = Record<string, unknown>;
+const json = (schema: z.ZodType) => z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Json;
+const properties = (schema: z.ZodType) => json(schema).properties as Record<string, Json>;
+
+describe('a body derived from its operation', () => {
+  it('has one property per selected field, in the order selected, named by its alias', () => {
+    const schema = operationSchema(
+      parse('query { strategy(hash: "0x") { status when: lastSwapAt hash shipped { tx at } } }'),
+      ['strategy'],
+    );
+    expect(Object.keys(properties(schema))).toEqual(['status', 'when', 'hash', 'shipped']);
+    expect(Object.keys((properties(schema).shipped as { properties: Json }).properties)).toEqual([
+      'tx',
+      'at',
+    ]);
+  });
+
+  it("takes types, nullability, enum spelling, patterns and descriptions from the graph's fields", () => {
+    const p = properties(
+      operationSchema(
+        parse('query { strategy(hash: "0x") { hash status swapCount lastSwapAt docked { block } } }'),
+        ['strategy'],
+      ),
+    );
+    expect(p.hash).toMatchObject({
+      type: 'string',
+      pattern: '^0x[0-9a-fA-F]{64}$',
+      description: 'keccak256 of the shipped bytes.',
+    });
+    // The graph's ACTIVE and DOCKED, in the REST spelling the translation at run time gives.
+    expect(p.status).toMatchObject({ type: 'string', enum: ['active', 'docked'] });
+    expect(p.swapCount).toMatchObject({ type: 'integer', minimum: 0 });
+    expect(JSON.stringify(p.lastSwapAt)).toContain('"null"');
+    expect(JSON.stringify(p.docked)).toContain('"null"');
+  });
+
+  it('adds what the route adds where it adds it, and leaves out what goes to meta', () => {
+    const added = z.object({ answer: z.int() });
+    const schema = operationSchema(StrategyDetailDocument, ['strategy'], {
+      after: { hash: { extra: added } },
+      omit: ['recentSwaps'],
+    });
+    const keys = Object.keys(properties(schema));
+    expect(keys.slice(0, 2)).toEqual(['hash', 'extra']);
+    expect(keys).not.toContain('recentSwaps');
+  });
+
+  it("the published strategy detail is its operation's selection, the decoding after the bytes", () => {
+    const keys = Object.keys(properties(strategyDetail));
+    expect(keys.slice(0, 3)).toEqual(['hash', 'chain', 'chainId']);
+    expect(keys.slice(-4)).toEqual(['alsoOnChains', 'strategy', 'decoded', 'recentSwaps']);
+    // A field the graph allows null but the detail always has (its row was just read).
+    expect(properties(strategyDetail).firstSeenAt).toMatchObject({ type: 'string', format: 'date-time' });
+  });
+
+  it('refuses a selection the schema does not have, instead of publishing a guess', () => {
+    expect(() => operationSchema(parse('query { strategy(hash: "0x") { nope } }'), ['strategy'])).toThrow(
+      /has no field nope/,
+    );
+    expect(() => operationSchema(parse('query { stats { source } }'), ['strategy'])).toThrow(/selects no/);
+  });
+});
