@@ -9,7 +9,6 @@ import {
   type ChainsQuery,
   StatsDocument,
   StrategyDetailDocument,
-  type StrategyDetailQuery,
 } from '../generated/graphql.js';
 import { liveCacheMs, responseCacheFor } from '../responseCache.js';
 import type { RouteContext } from '../route.js';
@@ -96,9 +95,13 @@ export async function strategyDetail(ctx: RouteContext, hash: string, chain: str
         : `No strategy ${hash} in the catalogue.`,
     );
   }
-  // `decoded` in its documented place, after the shipped bytes it renders.
-  const { recentSwaps, ...head } = strategy satisfies NonNullable<StrategyDetailQuery['strategy']>;
-  return { ...head, decoded: renderDecoded(head.strategy), recentSwaps };
+  // `decoded` in its documented place, right after the shipped bytes it renders (rest/schemas/catalogue.ts).
+  const decoded = renderDecoded(strategy.strategy);
+  return Object.fromEntries(
+    Object.entries(strategy).flatMap(([key, value]) =>
+      key === 'strategy' ? [[key, value], ['decoded', decoded]] : [[key, value]],
+    ),
+  );
 }
 
 /**
