@@ -17,12 +17,10 @@
  */
 
 import { recordHealth } from '../domain/positionEvents.js';
+import { positionHealth } from '../domain/positionHealth.js';
 import type { Services } from '../lib/services.js';
-// Above the indexer, said once: health is computed by the resolvers' reads (the same as a GET's), in a
-// context of their own; moving that computation into domain/ would lift these.
+import { createLoaders } from '../loaders/index.js';
 import { createMulticallLoader } from '../loaders/multicall.js';
-import { createContext } from '../resolvers/context.js';
-import { positionHealth } from '../resolvers/positions/health.js';
 import {
   makersSince,
   subscribedPositionsOf,
@@ -69,10 +67,12 @@ export function startHealthCheck(
     const rows = await subscribedPositionsOf(db, ref);
     // One context for the wallet: the reads of all its positions (allowances, balances and virtual
     // balances, shared ones once) go out as one multicall, collected over a short window.
-    const base = createContext(services, 'health-check');
     const ctx = {
-      ...base,
-      loaders: { ...base.loaders, multicall: createMulticallLoader(services, { windowMs: BATCH_WINDOW_MS }) },
+      services,
+      loaders: {
+        ...createLoaders(services),
+        multicall: createMulticallLoader(services, { windowMs: BATCH_WINDOW_MS }),
+      },
     };
     const healths = await Promise.all(rows.map((row) => positionHealth(ctx, chain, row)));
     let changed = 0;

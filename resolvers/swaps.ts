@@ -11,13 +11,13 @@ import { type Address, getAddress } from 'viem';
 import { swapCalldata } from '../chain/calldata.js';
 import { simulateQuote } from '../chain/simulate.js';
 import { minOutputTakerTraits } from '../chain/takerTraits.js';
+import { human } from '../domain/chainReads.js';
 import type { ChainConfig, TokenConfig } from '../lib/config.js';
 import { ApiError } from '../lib/errors.js';
 import { UNAUTHORIZED_MESSAGE } from './apiKeys.js';
 import type { GraphQLContext } from './context.js';
 import { approveSteps, stepList } from './positions/approvals.js';
 import { assertEnvironment } from './positions/intent.js';
-import { human } from './positions/reads.js';
 import type { PreparedTransaction } from './positions/types.js';
 import {
   describeToken,

@@ -1,8 +1,8 @@
 /** Approve steps: where the live allowance to a spender is short, with the USDT reset rule. */
 import { type Address, getAddress, maxUint256 } from 'viem';
 import { approveCalldata } from '../../chain/calldata.js';
+import { human } from '../../domain/chainReads.js';
 import type { TokenConfig } from '../../lib/config.js';
-import { human } from './reads.js';
 import type { PreparedTransaction } from './types.js';
 
 /** Appends a step numbered in order; none carries value. */

@@ -8,13 +8,13 @@ import { type Abi, type Address, getAddress, type Hex } from 'viem';
 import { aquaAbi } from '../../chain/abi.js';
 import { dockCalldata } from '../../chain/calldata.js';
 import { DOCKED_TOKENS_COUNT } from '../../chain/simulate.js';
+import { upstream } from '../../domain/chainReads.js';
 import { observedState } from '../../domain/positions.js';
 import { ApiError } from '../../lib/errors.js';
 import type { GraphQLContext } from '../context.js';
 import { positionOfKey } from './access.js';
 import { actionOf, type PositionAction } from './actions.js';
 import { stepList } from './approvals.js';
-import { upstream } from './reads.js';
 
 function unprocessable(hash: string, why: string): ApiError {
   return new ApiError('UNPROCESSABLE', `Position ${hash} cannot be docked: ${why}`, {

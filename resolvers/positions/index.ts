@@ -3,10 +3,10 @@
  * steps `intent`, `order`, `reads`, `approvals`, `preflight`), `idempotency`, `fees`, `status`.
  */
 
+export type { HealthIssue, HealthToken, PositionHealth } from '../../domain/positionHealth.js';
 export type { PositionAction } from './actions.js';
 export { preparePositionDock } from './dock.js';
 export { feeBreakdown, feePercent, MAX_MAKER_FEE_BPS, PROTOCOL_FEE_BPS } from './fees.js';
-export type { HealthIssue, HealthToken, PositionHealth } from './health.js';
 export { positionSalt } from './idempotency.js';
 export { eachPosition, listPositions, positionFilters } from './list.js';
 export { preparePosition } from './prepare.js';

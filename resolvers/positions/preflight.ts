@@ -2,9 +2,9 @@
 import { type Address, checksumAddress, getAddress, type Hex, zeroAddress } from 'viem';
 import { AQUA_TRAITS, decodeStrategy, isPlainAquaOrder } from '../../chain/order.js';
 import { addressArg, decodeProgram, PROTOCOL_FEE_1E9, uintArg } from '../../chain/program.js';
+import { human, type Side } from '../../domain/chainReads.js';
 import type { TokenConfig } from '../../lib/config.js';
 import type { PositionOrder } from './order.js';
-import { human, type Side } from './reads.js';
 import type { PreflightCheck, PreflightIssue, PreparedPayload } from './types.js';
 
 function walletCheck(wallet: string): PreflightCheck {

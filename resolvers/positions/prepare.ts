@@ -4,19 +4,19 @@
  */
 import { type Address, getAddress, maxUint256 } from 'viem';
 import { shipCalldata } from '../../chain/calldata.js';
+import { human, type Side } from '../../domain/chainReads.js';
+import { readCoverage } from '../../domain/coverage.js';
 import type { TokenConfig } from '../../lib/config.js';
 import { ApiError } from '../../lib/errors.js';
 import { findPositionByIdempotencyKey, insertPosition } from '../../store/positions.js';
 import { UNAUTHORIZED_MESSAGE } from '../apiKeys.js';
 import type { GraphQLContext } from '../context.js';
 import { approveSteps, type StepSink, stepList } from './approvals.js';
-import { readCoverage } from './coverage.js';
 import { feeBreakdown, feePercent, PROTOCOL_FEE_BPS } from './fees.js';
 import { fingerprintOf, positionSalt, replay } from './idempotency.js';
 import { assertEnvironment, assertInput, type ResolvedIntent, resolveIntent } from './intent.js';
 import { buildPositionOrder, type PositionOrder } from './order.js';
 import { preflightOf } from './preflight.js';
-import { human, type Side } from './reads.js';
 import type { PositionToken, PreparedPayload, PreparedPosition, PreparePositionInput } from './types.js';
 
 /** Whole-token ratio amountA / amountB (decimals applied; equal to the raw ratio for equal decimals). */

@@ -3,11 +3,12 @@
  * and, once shipped, its live `health` (health.ts). A read: it records nothing and queues nothing (the
  * indexer's health check observes health for position.health_changed, domain/positionEvents.ts).
  */
+
+import { positionHealth } from '../../domain/positionHealth.js';
 import { shapePosition } from '../../domain/positions.js';
 import { isApiError } from '../../lib/errors.js';
 import type { GraphQLContext } from '../context.js';
 import { positionOfKey } from './access.js';
-import { positionHealth } from './health.js';
 import { type PositionStatus, SIGNER_NOTE, TIMESTAMPS_MEANING } from './types.js';
 
 export { POSITION_NOT_FOUND } from './access.js';

@@ -5,14 +5,14 @@
  * one counts only the wallet's other open positions.
  */
 import { getAddress, maxUint256 } from 'viem';
+import { human } from '../../domain/chainReads.js';
+import { readCoverage } from '../../domain/coverage.js';
+import { positionTokens } from '../../domain/positionHealth.js';
 import { observedState } from '../../domain/positions.js';
 import type { GraphQLContext } from '../context.js';
 import { positionOfKey } from './access.js';
 import { actionOf, type PositionAction } from './actions.js';
 import { approveSteps, stepList } from './approvals.js';
-import { readCoverage } from './coverage.js';
-import { positionTokens } from './health.js';
-import { human } from './reads.js';
 import type { ApprovalMode } from './types.js';
 
 export async function preparePositionApprovals(

@@ -1,7 +1,8 @@
 /** The shapes of the position resolvers (SPEC §2.4–2.6) and the fixed texts they answer with. */
+
+import type { PositionHealth } from '../../domain/positionHealth.js';
 import type { ObservedPosition } from '../../domain/positions.js';
 import type { ErrorIssue } from '../../lib/errors.js';
-import type { PositionHealth } from './health.js';
 
 export const PREPARE_NOTE =
   'Nothing has been signed or broadcast. These are unsigned transactions for the wallet named in data.wallet to sign and send itself, in step order; nothing is reserved, locked or expiring.';

@@ -2,7 +2,7 @@ import { decodeAbiParameters, getAddress, type Hex } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { dockCalldata } from '../../chain/calldata.js';
 import { decodeTakerTraits, minOutputTakerTraits } from '../../chain/takerTraits.js';
-import { healthOf } from '../../resolvers/positions/health.js';
+import { healthOf } from '../../domain/positionHealth.js';
 
 /** PROTOCOL.md "Taker data with a minimum output and a deadline" and Aqua's dock, byte for byte. */
 describe('taker data with a minimum output and a deadline', () => {

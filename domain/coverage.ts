@@ -7,11 +7,11 @@
  * balance and virtual balance in ONE multicall round trip.
  */
 import type { Abi, Address, Hex } from 'viem';
-import { aquaAbi } from '../../chain/abi.js';
-import type { ChainConfig, TokenConfig } from '../../lib/config.js';
-import { activeStrategiesOfMaker } from '../../store/walletStrategies.js';
-import type { GraphQLContext } from '../context.js';
-import { erc20Read, upstream } from './reads.js';
+import { aquaAbi } from '../chain/abi.js';
+import type { ChainConfig, TokenConfig } from '../lib/config.js';
+import { activeStrategiesOfMaker } from '../store/walletStrategies.js';
+import { erc20Read, upstream } from './chainReads.js';
+import type { ReadContext } from './readContext.js';
 
 /** Aqua's tokensCount: 0 never shipped, 1..254 active, 0xFF docked. */
 const DOCKED = 0xff;
@@ -36,7 +36,7 @@ export interface Coverage {
 }
 
 function rawBalanceRead(
-  ctx: GraphQLContext,
+  ctx: ReadContext,
   chain: ChainConfig,
   args: readonly [Address, Address, Hex, Address],
 ): Promise<readonly [bigint, number]> {
@@ -53,7 +53,7 @@ const stateOf = (count: number): Coverage['ownState'] =>
   count === 0 ? 'unknown' : count === DOCKED ? 'docked' : 'active';
 
 export async function readCoverage(
-  ctx: GraphQLContext,
+  ctx: ReadContext,
   params: {
     chain: ChainConfig;
     wallet: Address;

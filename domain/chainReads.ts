@@ -1,10 +1,10 @@
 /** Live ERC-20 reads through the request's multicall loader, and how their figures are shown. */
 import { type Abi, type Address, formatUnits } from 'viem';
-import { erc20Abi } from '../../chain/abi.js';
-import { classifyRpcError } from '../../chain/clients.js';
-import type { ChainConfig, TokenConfig } from '../../lib/config.js';
-import { ApiError } from '../../lib/errors.js';
-import type { GraphQLContext } from '../context.js';
+import { erc20Abi } from '../chain/abi.js';
+import { classifyRpcError } from '../chain/clients.js';
+import type { ChainConfig, TokenConfig } from '../lib/config.js';
+import { ApiError } from '../lib/errors.js';
+import type { ReadContext } from './readContext.js';
 
 /** One token of a new position with what the chain says of the wallet for it. */
 export interface Side {
@@ -36,7 +36,7 @@ export function upstream(error: unknown, chainKey: string): ApiError {
 
 /** A view call of an ERC-20, batched by the request's multicall loader. */
 export function erc20Read(
-  ctx: GraphQLContext,
+  ctx: ReadContext,
   chain: ChainConfig,
   token: TokenConfig,
   functionName: 'allowance' | 'balanceOf',

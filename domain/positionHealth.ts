@@ -10,10 +10,10 @@
  * `issues[]` name each shortfall in the SPEC §7 item shape (expected: the sum needed; actual: found).
  */
 import { type Address, getAddress } from 'viem';
-import type { ChainConfig, TokenConfig } from '../../lib/config.js';
-import type { PositionStatusRow } from '../../store/positions.js';
-import type { GraphQLContext } from '../context.js';
+import type { ChainConfig, TokenConfig } from '../lib/config.js';
+import type { PositionStatusRow } from '../store/positions.js';
 import { type Coverage, readCoverage, type TokenCoverage } from './coverage.js';
+import type { ReadContext } from './readContext.js';
 
 export type HealthStatus = 'ok' | 'at_risk' | 'stalled';
 
@@ -47,11 +47,7 @@ export interface PositionHealth {
 }
 
 /** The two tokens of a position: the registry's, or the address with unknown symbol (decimals 0). */
-export function positionTokens(
-  chain: ChainConfig,
-  ctx: GraphQLContext,
-  row: PositionStatusRow,
-): TokenConfig[] {
+export function positionTokens(chain: ChainConfig, ctx: ReadContext, row: PositionStatusRow): TokenConfig[] {
   return [row.token_a, row.token_b].map(
     (address) =>
       ctx.services.registry.tokenByAddress(chain.key, address) ?? { symbol: address, address, decimals: 0 },
@@ -104,7 +100,7 @@ export function healthOf(coverage: Coverage, aqua: Address): PositionHealth {
 
 /** Health of an observed, active position: one multicall round trip. Null when the chain says docked. */
 export async function positionHealth(
-  ctx: GraphQLContext,
+  ctx: ReadContext,
   chain: ChainConfig,
   row: PositionStatusRow,
 ): Promise<PositionHealth | null> {
