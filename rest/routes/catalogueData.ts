@@ -96,12 +96,12 @@ export async function strategyDetail(ctx: RouteContext, hash: string, chain: str
     );
   }
   // `decoded` in its documented place, right after the shipped bytes it renders (rest/schemas/catalogue.ts).
-  const decoded = renderDecoded(strategy.strategy);
-  return Object.fromEntries(
-    Object.entries(strategy).flatMap(([key, value]) =>
-      key === 'strategy' ? [[key, value], ['decoded', decoded]] : [[key, value]],
-    ),
-  );
+  const detail: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(strategy)) {
+    detail[key] = value;
+    if (key === 'strategy') detail.decoded = renderDecoded(strategy.strategy);
+  }
+  return detail;
 }
 
 /**
