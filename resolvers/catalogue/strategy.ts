@@ -17,9 +17,10 @@ export async function strategyDetailOf(
   return rows.find((r) => r.chain_key === row.chain_key) ?? {};
 }
 
+/** In the documented order of a strategy's token (the REST list serialises it as built). */
 export interface StrategyTokenView {
-  address: string;
   symbol: string | null;
+  address: string;
   decimals: number | null;
   initialAmount: string | null;
   currentAmount: string | null;
@@ -45,15 +46,15 @@ export function strategyTokens(
   if (row.token_a && row.token_b) {
     const tokens: StrategyTokenView[] = [
       {
-        address: row.token_a,
         symbol: row.symbol_a,
+        address: row.token_a,
         decimals: row.decimals_a,
         initialAmount: row.initial_a,
         currentAmount: row.balance_a,
       },
       {
-        address: row.token_b,
         symbol: row.symbol_b,
+        address: row.token_b,
         decimals: row.decimals_b,
         initialAmount: row.initial_b,
         currentAmount: row.balance_b,
@@ -74,8 +75,8 @@ export function strategyTokens(
     if (!address) return [];
     return [
       {
-        address: address.toLowerCase(),
         symbol: typeof entry.symbol === 'string' ? entry.symbol : null,
+        address: address.toLowerCase(),
         decimals: typeof entry.decimals === 'number' ? entry.decimals : null,
         initialAmount: amountText(entry.initial ?? entry.initialAmount ?? entry.amount),
         currentAmount: amountText(entry.balance ?? entry.currentAmount),

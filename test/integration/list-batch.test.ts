@@ -143,6 +143,11 @@ describe('entries rendered by the store', () => {
     expect(first!.tokens.map((t) => t.symbol).sort()).toEqual(['USDC', 'USDT']);
     expect(second!.tokens.map((t) => t.symbol).sort()).toEqual(['USDC', 'USDT']);
     expect(second!.chainId).toBe(arc.chainId);
+    // Built from columns or rendered by the store, an entry has the documented fields in their order.
+    expect(Object.keys(first!)).toEqual(Object.keys(second!));
+    expect(Object.keys(first!).slice(0, 3)).toEqual(['hash', 'chain', 'chainId']);
+    expect(Object.keys(first!.tokens[0]!)).toEqual(Object.keys(second!.tokens[0]!));
+    expect(Object.keys(first!.tokens[0]!).slice(0, 2)).toEqual(['symbol', 'address']);
   });
 
   it('reads a row it cannot render (three tokens) with every column, as the full projection does', async () => {
