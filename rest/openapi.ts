@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { ERROR_CODE_LIST, type ErrorCode } from '../lib/errors.js';
-import { operationDescription, tagDescriptions } from './openapi/descriptions.js';
+import { type OperationDocs, operationDocs, tagDescriptions } from './openapi/descriptions.js';
 import { healthPaths } from './openapi/health.js';
 import { describeApi } from './openapi/intro.js';
 import { errorExample, errorResponses, JSON_TYPE, responseHeaders } from './openapi/responses.js';
@@ -73,8 +73,16 @@ export function undocumentedRoutes(routes: readonly RestRoute[]): string[] {
 // ---------------------------------------------------------------------------------------------------
 // The document
 
-/** Query, path or header parameters: one per property of the zod object the route parses with. */
-function parameters(set: SchemaSet, where: 'query' | 'path' | 'header', object: z.ZodObject | undefined) {
+/**
+ * Query, path or header parameters: one per property of the zod object the route parses with, described
+ * by its item of the operation's `### Parameters` in docs/api.
+ */
+function parameters(
+  set: SchemaSet,
+  where: 'query' | 'path' | 'header',
+  object: z.ZodObject | undefined,
+  docs: OperationDocs,
+) {
   if (!object) return [];
   const required = new Set<string>();
   const out: Record<string, unknown>[] = [];
@@ -83,19 +91,33 @@ function parameters(set: SchemaSet, where: 'query' | 'path' | 'header', object: 
     const optional = schema.safeParse(undefined).success;
     if (!optional || where === 'path') required.add(name);
     const ref = set.ref(schema);
-    out.push({ name, in: where, required: required.has(name), schema: ref });
+    const description = docs.parameters.get(name);
+    out.push({
+      name,
+      in: where,
+      required: required.has(name),
+      schema: ref,
+      ...(description ? { description } : {}),
+    });
   }
   return out;
 }
 
-/** Moves a parameter schema's description and first example up to the parameter object. */
-function liftParameter(parameter: Record<string, unknown>): Record<string, unknown> {
+/**
+ * Moves a parameter schema's first example up to the parameter object. Its description is the docs'
+ * alone: a schema that describes itself too, or a parameter without either, is a build error.
+ */
+function liftParameter(operationId: string, parameter: Record<string, unknown>): Record<string, unknown> {
   const schema = { ...(parameter.schema as JsonSchema) };
   const out: Record<string, unknown> = { ...parameter };
+  const at = `${operationId} parameter ${String(parameter.name)}`;
   if (typeof schema.description === 'string') {
+    if (out.description !== undefined) throw new Error(`${at}: described in docs/api and in its schema`);
+    // A shared schema's own words (a path id used by several routes) stand in for the docs'.
     out.description = schema.description;
     delete schema.description;
   }
+  if (out.description === undefined) throw new Error(`${at}: no item in its ### Parameters of docs/api`);
   if (Array.isArray(schema.examples) && schema.examples.length > 0) {
     out.example = schema.examples[0];
     delete schema.examples;
@@ -106,16 +128,28 @@ function liftParameter(parameter: Record<string, unknown>): Record<string, unkno
 
 function operation(route: RestRoute, doc: RouteDoc, set: SchemaSet, options: OpenApiOptions): Operation {
   const codes = errorCodesOf(route);
+  const docs = operationDocs(doc.operationId, doc.descriptionValues);
+  const named = new Set([
+    ...Object.keys(doc.params?.shape ?? {}),
+    ...Object.keys(doc.query?.shape ?? {}),
+    ...Object.keys(doc.headers?.shape ?? {}),
+  ]);
+  for (const name of docs.parameters.keys())
+    if (!named.has(name))
+      throw new Error(`docs/api ${doc.operationId}: ${name} is not one of its parameters`);
+  for (const name of docs.responseHeaders.keys())
+    if (!doc.responseHeaders?.[name])
+      throw new Error(`docs/api ${doc.operationId}: ${name} is not one of its response headers`);
   const op: Operation = {
     operationId: doc.operationId,
     summary: doc.summary,
-    description: operationDescription(doc.operationId, doc.descriptionValues),
+    description: docs.description,
     tags: doc.tags,
     security: route.auth ? [{ apiKey: [] }] : [],
     parameters: [
-      ...parameters(set, 'path', doc.params),
-      ...parameters(set, 'query', doc.query),
-      ...parameters(set, 'header', doc.headers),
+      ...parameters(set, 'path', doc.params, docs),
+      ...parameters(set, 'query', doc.query, docs),
+      ...parameters(set, 'header', doc.headers, docs),
     ],
     responses: {
       '200': {
@@ -123,10 +157,12 @@ function operation(route: RestRoute, doc: RouteDoc, set: SchemaSet, options: Ope
         headers: {
           ...responseHeaders(true),
           ...Object.fromEntries(
-            Object.entries(doc.responseHeaders ?? {}).map(([name, h]) => [
-              name,
-              { description: h.description, schema: h.schema ? set.ref(h.schema) : { type: 'string' } },
-            ]),
+            Object.entries(doc.responseHeaders ?? {}).map(([name, h]) => {
+              const description = docs.responseHeaders.get(name);
+              if (description === undefined)
+                throw new Error(`${doc.operationId}: response header ${name} has no item in docs/api`);
+              return [name, { description, schema: h.schema ? set.ref(h.schema) : { type: 'string' } }];
+            }),
           ),
         },
         content: doc.responseTypes
@@ -236,7 +272,8 @@ export function buildOpenApi(routes: readonly RestRoute[], options: OpenApiOptio
 function tidyParameters(document: { paths: Record<string, Record<string, Operation>> }) {
   for (const item of Object.values(document.paths)) {
     for (const op of Object.values(item)) {
-      if (Array.isArray(op.parameters)) op.parameters = op.parameters.map(liftParameter);
+      if (Array.isArray(op.parameters))
+        op.parameters = op.parameters.map((p) => liftParameter(op.operationId, p as Record<string, unknown>));
     }
   }
   return document;

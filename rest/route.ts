@@ -70,7 +70,7 @@ export interface RouteDoc {
   /** The values of the `{{NAME}}` placeholders of its description (docs/api/<tag>.md): the bounds it enforces. */
   descriptionValues?: Record<string, string | number>;
   tags: string[];
-  /** Query parameters: one per property (its `.meta({ description })` documents it). */
+  /** Query parameters: one per property (described in docs/api, `### Parameters`). */
   query?: z.ZodObject;
   /** Path parameters: one per `:name` of `path`. */
   params?: z.ZodObject;
@@ -82,8 +82,8 @@ export interface RouteDoc {
   response: z.ZodType;
   /** A 200 that is not JSON (a streamed export): its media types and what each carries, instead of `response`. */
   responseTypes?: Record<string, z.ZodType>;
-  /** Headers of the 200 response beyond the conventions' ones. */
-  responseHeaders?: Record<string, { description: string; schema?: z.ZodType }>;
+  /** Headers of the 200 response beyond the conventions' ones (described in docs/api, `### Response headers`). */
+  responseHeaders?: Record<string, { schema?: z.ZodType }>;
   /** The codes this route's own validation and resolvers can answer with (SPEC §7). */
   errors: ErrorCode[];
   /** Example envelopes of this route's own wording, by code (the generic ones otherwise). */

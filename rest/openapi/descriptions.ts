@@ -1,7 +1,8 @@
 /**
- * The tags' and operations' descriptions, kept as prose in docs/api/<tag>.md (one file per tag: its
- * `# <Tag>` heading and first paragraph, then a `## <operationId>` section per operation) instead of
- * inside the route declarations: a route says what it runs, the docs say what it means. Read once, at
+ * The tags' and operations' prose, kept in docs/api/<tag>.md (one file per tag: its `# <Tag>` heading and
+ * first paragraph, then a `## <operationId>` section per operation, which may end with a
+ * `### Parameters` and a `### Response headers` list of `` - `name`: text `` items) instead of inside the
+ * route declarations: a route says what it runs and validates, the docs say what it means. Read once, at
  * the document's first build.
  */
 import { readdirSync, readFileSync } from 'node:fs';
@@ -28,15 +29,36 @@ export function operationDescriptions(): Map<string, string> {
   return found;
 }
 
+/** What docs/api says of one operation. */
+export interface OperationDocs {
+  description: string;
+  /** By name (query, path or header parameter). */
+  parameters: ReadonlyMap<string, string>;
+  /** By header name, beyond the conventions' headers. */
+  responseHeaders: ReadonlyMap<string, string>;
+}
+
+/** The items of a `- \`name\`: text` list (an item may go on over indented lines). */
+function items(list: string, operationId: string, heading: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const item of list.split(/^- /m).slice(1)) {
+    const match = /^`([^`]+)`: ([\s\S]+)$/.exec(item.trim());
+    if (!match) throw new Error(`docs/api ${operationId}: a ${heading} item is not "- \`name\`: text"`);
+    if (out.has(match[1]!)) throw new Error(`docs/api ${operationId}: ${heading} lists ${match[1]} twice`);
+    out.set(match[1]!, match[2]!.replace(/\n\s+/g, ' '));
+  }
+  return out;
+}
+
 /**
- * The description of one operation, its `{{NAME}}` placeholders filled from `values` (the bounds the
- * route enforces, so the prose cannot drift from them). A documented route without a section, a
- * placeholder without a value and a value no placeholder uses are build errors.
+ * The prose of one operation, its `{{NAME}}` placeholders filled from `values` (the bounds the route
+ * enforces, so the prose cannot drift from them). A documented route without a section, a placeholder
+ * without a value and a value no placeholder uses are build errors.
  */
-export function operationDescription(
+export function operationDocs(
   operationId: string,
   values: Readonly<Record<string, string | number>> = {},
-): string {
+): OperationDocs {
   const text = operationDescriptions().get(operationId);
   if (text === undefined)
     throw new Error(`docs/api: no section "## ${operationId}" describes this operation`);
@@ -48,7 +70,17 @@ export function operationDescription(
   });
   for (const name of Object.keys(values))
     if (!used.has(name)) throw new Error(`docs/api ${operationId}: {{${name}}} is given but not used`);
-  return filled;
+  const [description, ...lists] = filled.split(/^### /m);
+  const docs = { description: description!.trim(), parameters: new Map(), responseHeaders: new Map() };
+  for (const list of lists) {
+    const heading = list.slice(0, list.indexOf('\n')).trim();
+    const body = list.slice(list.indexOf('\n') + 1);
+    if (heading === 'Parameters') docs.parameters = items(body, operationId, heading);
+    else if (heading === 'Response headers') docs.responseHeaders = items(body, operationId, heading);
+    else
+      throw new Error(`docs/api ${operationId}: "### ${heading}" is neither Parameters nor Response headers`);
+  }
+  return docs;
 }
 
 /** Each tag of docs/api: its name (the file's `# ` heading) and description (the paragraph after it). */

@@ -82,22 +82,17 @@ const makerRoute: RestRoute = {
     tags: ['Catalogue'],
     params: z.object({
       address: parameters.address.meta({
-        description: 'The maker address: 0x followed by 40 hex characters (any case).',
         examples: ['0x00000000000000000000000000000000000abc01'],
       }),
     }),
     query: z.object({
       chain: parameters.chain.meta({
-        description: 'A chain key of /api/chains (required).',
         examples: ['base'],
       }),
       limit: parameters.limit.optional().meta({
-        description: `Strategies per page, 1 to ${MAX_LIMIT}; default ${DEFAULT_LIMIT}.`,
         examples: ['20'],
       }),
-      cursor: parameters.cursor
-        .optional()
-        .meta({ description: '`data.page.nextCursor` of the previous page.' }),
+      cursor: parameters.cursor.optional(),
     }),
     response: makerBody,
     errors: ['INVALID_PARAMETER', 'NOT_FOUND', 'UPSTREAM_UNAVAILABLE'],
@@ -148,23 +143,16 @@ const activityRoute: RestRoute = {
     tags: ['Catalogue'],
     params: z.object({
       hash: parameters.hash.meta({
-        description: 'The strategy hash: 0x followed by 64 hex characters (any case).',
         examples: ['0x5f1c3a0e1b6b0f7f2d86d8e3d1c2a0f9c3b4e5d6a7b8c9d0e1f2a3b4c5d6e7f8'],
       }),
     }),
     query: z.object({
-      chain: parameters.chain
-        .optional()
-        .meta({ description: 'A chain key of /api/chains.', examples: ['base'] }),
-      granularity: parameters.granularity
-        .default('day')
-        .meta({ description: '`day` (default) or `hour`: the width of a bucket (UTC).' }),
+      chain: parameters.chain.optional().meta({ examples: ['base'] }),
+      granularity: parameters.granularity.default('day'),
       from: parameters.from.optional().meta({
-        description: 'Start, ISO 8601 (rounded down to the bucket).',
         examples: ['2026-11-01T00:00:00Z'],
       }),
       to: parameters.to.optional().meta({
-        description: 'End, ISO 8601 (rounded up to the bucket; exclusive).',
         examples: ['2026-11-26T00:00:00Z'],
       }),
     }),

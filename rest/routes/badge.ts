@@ -42,10 +42,7 @@ export const badgeRoutes: RestRoute[] = [
       descriptionValues: { BADGE_CACHE_SECONDS, BADGE_ERROR_CACHE_SECONDS },
       tags: ['Badges'],
       query: z.object({
-        metric: metricParameter.default('volume30').meta({
-          description:
-            'volume30, volume7, volume1 (USD volume over 30, 7, 1 days), strategies (open), makers, pairs or chains; default volume30.',
-        }),
+        metric: metricParameter.default('volume30'),
       }),
       response: badgeBody,
       example: {

@@ -207,38 +207,22 @@ const strategiesRoute: RestRoute = {
     descriptionValues: { MAX_LIMIT, DEFAULT_LIMIT },
     tags: ['Catalogue'],
     query: z.object({
-      resource: parameters.resource.default('list').meta({
-        description: '`list` (default), `search`, `detail`, `chains` or `stats`; `data.resource` echoes it.',
-      }),
+      resource: parameters.resource.default('list'),
       q: parameters.q.optional().meta({
-        description:
-          'resource=search only, and required there: free text over pair and chain. Each word names a chain (key or name) or a token symbol, exactly or by prefix.',
         examples: ['usdc base'],
       }),
       pair: parameters.pair.optional().meta({
-        description: 'resource=list only: exact pair, two token symbols `A/B` in either order and any case.',
         examples: ['USDC/USDT'],
       }),
       chain: parameters.chain.optional().meta({
-        description: 'resource=list and detail: a chain key of /api/chains (unknown: 400).',
         examples: ['base'],
       }),
       limit: parameters.limit.optional().meta({
-        description: `resource=list and search: page size, an integer from 1 to ${MAX_LIMIT}; default ${DEFAULT_LIMIT}.`,
         examples: ['20'],
       }),
-      cursor: parameters.cursor.optional().meta({
-        description:
-          'resource=list and search: the opaque `data.page.nextCursor` of the previous page, with the same `sort`.',
-      }),
-      sort: parameters.sort.default('recent').meta({
-        description:
-          'resource=list and search: `recent` (default, newest shipped first) or `volume` (most settled volume first).',
-      }),
-      hash: parameters.hash.optional().meta({
-        description:
-          'resource=detail only, and required there: the strategy hash, 0x followed by 64 hex characters.',
-      }),
+      cursor: parameters.cursor.optional(),
+      sort: parameters.sort.default('recent'),
+      hash: parameters.hash.optional(),
     }),
     response: strategiesBody,
     errors: ['INVALID_PARAMETER', 'NOT_FOUND', 'UPSTREAM_UNAVAILABLE'],
@@ -316,11 +300,9 @@ const strategyDetailRoute: RestRoute = {
     tags: ['Catalogue'],
     query: z.object({
       hash: parameters.hash.meta({
-        description: 'The strategy hash: 0x followed by 64 hex characters (any case).',
         examples: ['0x5f1c3a0e1b6b0f7f2d86d8e3d1c2a0f9c3b4e5d6a7b8c9d0e1f2a3b4c5d6e7f8'],
       }),
       chain: parameters.chain.optional().meta({
-        description: 'A chain key of /api/chains, when the same bytes are shipped on several chains.',
         examples: ['base'],
       }),
     }),

@@ -50,20 +50,17 @@ export const eventRoutes: RestRoute[] = [
         lastEventId: idParam('lastEventId')
           .optional()
           .meta({
-            description: 'Resume after this event id (when the `Last-Event-ID` header cannot be sent).',
             examples: ['1234'],
           }),
       }),
       headers: z.object({
-        'Last-Event-ID': idParam('Last-Event-ID').optional().meta({
-          description: 'Resume after this event id; sent by an EventSource when it reconnects.',
-        }),
+        'Last-Event-ID': idParam('Last-Event-ID').optional(),
       }),
       response: catalogueEventMessage,
       responseTypes: { 'text/event-stream': catalogueEventMessage },
       responseHeaders: {
-        'Cache-Control': { description: '`no-store, no-transform`.' },
-        'X-Accel-Buffering': { description: '`no`: a proxy passes each message on at once.' },
+        'Cache-Control': {},
+        'X-Accel-Buffering': {},
       },
       errors: ['INVALID_PARAMETER', 'UPSTREAM_UNAVAILABLE'],
       errorExamples: {

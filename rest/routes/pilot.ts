@@ -12,17 +12,10 @@ const addressesDoc = z
   .string()
   .regex(new RegExp(`^${ADDRESS}(?:,${ADDRESS}){0,${MAX_BALANCE_ADDRESSES - 1}}$`))
   .meta({
-    description: `1 to ${MAX_BALANCE_ADDRESSES} comma-separated EVM addresses (mixed case must carry a valid checksum; duplicates are read once). The culprit of a bad list is named \`addresses[i]\` (0-based).`,
     examples: ['0x70997970C51812dc3A010C7d01b50e0d17dc79C8,0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC'],
   });
 
-const demoHeaders = {
-  'Cache-Control': { description: '`no-store`.' },
-  Vary: { description: '`Origin, Referer`.' },
-  'Access-Control-Allow-Origin': {
-    description: "The caller's origin, when it is an allowed operator origin other than the service's own.",
-  },
-};
+const demoHeaders = { 'Cache-Control': {}, Vary: {}, 'Access-Control-Allow-Origin': {} };
 
 /** `addresses`: one comma-separated string (a repeated parameter is read as one list). */
 function addressesParameter(value: unknown): string[] {

@@ -15,16 +15,12 @@ const positionIdParam = z.object({
     .string()
     .regex(POSITION_ID_PATTERN)
     .meta({
-      description: 'The `strategyHash` returned by POST /v1/positions.',
       examples: ['0x5f1c3a0e1b6b0f7f2d86d8e3d1c2a0f9c3b4e5d6a7b8c9d0e1f2a3b4c5d6e7f8'],
     }),
 });
 
 const approvalQuery = {
-  approval: z.enum(['exact', 'unlimited'], { error: 'must be "exact" or "unlimited"' }).meta({
-    description:
-      'How far a short allowance is raised: `exact` (default: what the open positions of the wallet hold) or `unlimited` (max uint256).',
-  }),
+  approval: z.enum(['exact', 'unlimited'], { error: 'must be "exact" or "unlimited"' }),
 };
 
 type Action = z.infer<typeof positionAction>;

@@ -52,14 +52,9 @@ const parameters = {
 };
 
 const filterDocs = {
-  status: parameters.status.optional().meta({
-    description: 'Only positions in this state: `prepared`, `shipped`, `filled` or `docked`.',
-  }),
-  chain: parameters.chain.optional().meta({ description: 'A chain key of /api/chains.', examples: ['base'] }),
-  wallet: parameters.wallet.optional().meta({
-    description: 'Only positions of this wallet (any case).',
-    examples: ['0x70997970C51812dc3A010C7d01b50e0d17dc79C8'],
-  }),
+  status: parameters.status.optional(),
+  chain: parameters.chain.optional().meta({ examples: ['base'] }),
+  wallet: parameters.wallet.optional().meta({ examples: ['0x70997970C51812dc3A010C7d01b50e0d17dc79C8'] }),
 };
 
 const filtersOf = (ctx: RouteContext) => ({
@@ -89,14 +84,14 @@ export const positionExportRoutes: RestRoute[] = [
       descriptionValues: { CSV_COLUMNS: CSV_COLUMNS.map((c) => `\`${c}\``).join(', ') },
       tags: ['Positions'],
       query: z.object({
-        format: parameters.format.meta({ description: '`csv` or `ndjson`.', examples: ['csv'] }),
+        format: parameters.format.meta({ examples: ['csv'] }),
         ...filterDocs,
       }),
       response: positionCsv,
       responseTypes: { 'text/csv': positionCsv, 'application/x-ndjson': listedPosition },
       responseHeaders: {
-        'Content-Disposition': { description: '`attachment; filename="positions.csv"` (or `.ndjson`).' },
-        'Cache-Control': { description: '`no-store`.' },
+        'Content-Disposition': {},
+        'Cache-Control': {},
       },
       errors: ['INVALID_PARAMETER', 'RATE_LIMITED', 'UPSTREAM_UNAVAILABLE'],
       errorExamples: {
@@ -177,15 +172,12 @@ export const positionListRoutes: RestRoute[] = [
       query: z.object({
         ...filterDocs,
         limit: parameters.limit.optional().meta({
-          description: `Page size, an integer from 1 to ${POSITIONS_MAX_LIMIT}; default ${POSITIONS_DEFAULT_LIMIT}.`,
           examples: ['20'],
         }),
-        cursor: parameters.cursor.optional().meta({
-          description: 'The opaque `data.page.nextCursor` of the previous page.',
-        }),
+        cursor: parameters.cursor.optional(),
       }),
       response: positionListBody,
-      responseHeaders: { 'Cache-Control': { description: '`no-store`: statuses are live.' } },
+      responseHeaders: { 'Cache-Control': {} },
       errors: ['INVALID_PARAMETER'],
       errorExamples: {
         INVALID_PARAMETER: {

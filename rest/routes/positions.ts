@@ -35,8 +35,6 @@ export const positionRoutes: RestRoute[] = [
           .optional()
           .meta({
             format: 'uuid',
-            description:
-              'Recommended. A uuid of your choosing per intended position: a retry with the same value returns the same position instead of a second one.',
             examples: ['123e4567-e89b-12d3-a456-426614174000'],
           }),
       }),
@@ -99,12 +97,11 @@ export const positionRoutes: RestRoute[] = [
           .string()
           .regex(POSITION_ID_PATTERN)
           .meta({
-            description: 'The `strategyHash` returned by POST /v1/positions.',
             examples: ['0x5f1c3a0e1b6b0f7f2d86d8e3d1c2a0f9c3b4e5d6a7b8c9d0e1f2a3b4c5d6e7f8'],
           }),
       }),
       response: positionStatusBody,
-      responseHeaders: { 'Cache-Control': { description: '`no-store`: the status is live.' } },
+      responseHeaders: { 'Cache-Control': {} },
       errors: ['INVALID_PARAMETER', 'NOT_FOUND', 'UPSTREAM_UNAVAILABLE', 'UPSTREAM_TIMEOUT'],
       errorExamples: {
         INVALID_PARAMETER: {

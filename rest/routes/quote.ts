@@ -24,34 +24,22 @@ const text = (name: string) =>
  * reads them one by one so that the first failure is a 400 naming its parameter.
  */
 export const quoteQuery = z.object({
-  hash: text('hash')
-    .regex(HASH_PATTERN, 'hash must be a strategy hash: 0x followed by 64 hex characters.')
-    .meta({ description: 'Strategy hash: 0x followed by 64 hex characters (either case).' }),
-  amount: text('amount')
-    .refine(
-      (amount) => {
-        try {
-          parseQuoteAmount(amount);
-          return true;
-        } catch {
-          return false;
-        }
-      },
-      { error: 'amount must be a positive integer string in base units that fits in a uint256.' },
-    )
-    .meta({ description: 'Amount of tokenIn in its base units: a positive integer string within uint256.' }),
+  hash: text('hash').regex(HASH_PATTERN, 'hash must be a strategy hash: 0x followed by 64 hex characters.'),
+  amount: text('amount').refine(
+    (amount) => {
+      try {
+        parseQuoteAmount(amount);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    { error: 'amount must be a positive integer string in base units that fits in a uint256.' },
+  ),
   direction: z
     .enum(QUOTE_DIRECTIONS, { error: `direction must be one of ${QUOTE_DIRECTIONS.join(', ')}.` })
-    .optional()
-    .meta({
-      description:
-        'aToB sells tokenA (the lower address of the pair) for tokenB; bToA the reverse. Default aToB.',
-    }),
-  chain: text('chain')
-    .optional()
-    .meta({
-      description: `Chain key of the live catalogue. Default \`${DEFAULT_QUOTE_CHAIN}\`: a key the service does not serve is 422 UNSUPPORTED_CHAIN.`,
-    }),
+    .optional(),
+  chain: text('chain').optional(),
 });
 
 const parameters = quoteQuery.shape;
@@ -68,26 +56,20 @@ export const quoteRoutes: RestRoute[] = [
     bucket: 'quote',
     doc: {
       operationId: 'getQuote',
+      descriptionValues: { DEFAULT_QUOTE_CHAIN },
       summary: 'An indicative quote against one live strategy',
       tags: ['Quotes'],
       query: z.object({
         hash: parameters.hash.meta({
-          description: 'The strategy hash: 0x followed by 64 hex characters.',
           examples: ['0x5f1c3a0e1b6b0f7f2d86d8e3d1c2a0f9c3b4e5d6a7b8c9d0e1f2a3b4c5d6e7f8'],
         }),
         chain: parameters.chain.default(DEFAULT_QUOTE_CHAIN).meta({
-          description: `A chain key of /api/chains; default \`${DEFAULT_QUOTE_CHAIN}\`.`,
           examples: ['base'],
         }),
         amount: parameters.amount.meta({
-          description:
-            'The input amount in base units of the input token: a positive integer string (uint256).',
           examples: ['1000000'],
         }),
-        direction: parameters.direction.default('aToB').meta({
-          description:
-            '`aToB` (default) sells tokenA, the lower address of the pair, for tokenB; `bToA` the reverse.',
-        }),
+        direction: parameters.direction.default('aToB'),
       }),
       response: quoteBody,
       errors: [

@@ -38,12 +38,10 @@ const NO_STORE = { 'Cache-Control': 'no-store' };
 const answer = <T>(ctx: RouteContext, data: T) => ({ body: readBody(ctx, data), headers: NO_STORE });
 
 const webhookParams = z.object({
-  webhookId: webhookIdValue.meta({ description: 'The `id` returned by POST /v1/webhooks.' }),
+  webhookId: webhookIdValue,
 });
 const deliveryParams = webhookParams.extend({
-  deliveryId: deliveryIdValue.meta({
-    description: 'A delivery `id` of GET /v1/webhooks/{webhookId}/deliveries.',
-  }),
+  deliveryId: deliveryIdValue,
 });
 
 const listQuery = {
@@ -200,10 +198,8 @@ export const webhookRoutes: RestRoute[] = [
       tags: TAG,
       params: webhookParams,
       query: z.object({
-        limit: listQuery.limit.optional().meta({ description: 'Page size.', examples: ['20'] }),
-        cursor: listQuery.cursor
-          .optional()
-          .meta({ description: 'The `data.page.nextCursor` of the previous page.' }),
+        limit: listQuery.limit.optional().meta({ examples: ['20'] }),
+        cursor: listQuery.cursor.optional(),
       }),
       response: webhookDeliveriesBody,
       errors: ['INVALID_PARAMETER', 'NOT_FOUND'],

@@ -5,6 +5,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { DEFAULT_LIMIT, MAX_LIMIT } from '../../resolvers/catalogue/params.js';
 import { operationDescriptions } from '../../rest/openapi/descriptions.js';
 import { buildOpenApi } from '../../rest/openapi.js';
@@ -51,7 +52,7 @@ describe('the operations described in docs/api', () => {
     const described = operationDescriptions();
     for (const item of Object.values(document.paths))
       for (const op of Object.values(item)) {
-        const text = described.get(op.operationId);
+        const text = described.get(op.operationId)?.split(/^### /m)[0]!.trim();
         if (text !== undefined && !text.includes('{{')) expect(op.description, op.operationId).toBe(text);
       }
     expect(described.get('preparePosition')).toContain('**unsigned** transactions');
@@ -60,5 +61,43 @@ describe('the operations described in docs/api', () => {
     for (const op of all) expect(String(op.description), op.operationId).not.toMatch(/\{\{/);
     const strategies = all.find((op) => op.operationId === 'getStrategies')!;
     expect(strategies.description).toContain(`\`limit\` is 1 to ${MAX_LIMIT} (default ${DEFAULT_LIMIT})`);
+  });
+
+  it("describe every parameter and response header in the section's lists, and no route object does", () => {
+    const document = buildOpenApi(routes, {
+      publicUrl: 'http://127.0.0.1:8080',
+      docsUrl: 'http://127.0.0.1:8080/docs',
+    });
+    const ops = Object.values(document.paths).flatMap((item) => Object.values(item));
+    const strategies = ops.find((op) => op.operationId === 'getStrategies')!;
+    const limit = (strategies.parameters as { name: string; description?: string }[]).find(
+      (p) => p.name === 'limit',
+    )!;
+    // The item of docs/api/catalogue.md, its bounds filled from the route's constants.
+    expect(limit.description).toBe(
+      `resource=list and search: page size, an integer from 1 to ${MAX_LIMIT}; default ${DEFAULT_LIMIT}.`,
+    );
+    for (const op of ops) {
+      for (const p of (op.parameters ?? []) as { name: string; description?: string }[])
+        expect(p.description, `${op.operationId} ${p.name}`).toMatch(/\S/);
+      // The route's own headers (the conventions' are components, described once).
+      const own = documented.find((r) => r.doc!.operationId === op.operationId)?.doc!.responseHeaders ?? {};
+      const headers = (op.responses['200'] as { headers: Record<string, { description?: string }> }).headers;
+      for (const name of Object.keys(own))
+        expect(headers[name]?.description, `${op.operationId} ${name}`).toMatch(/\S/);
+    }
+    for (const route of documented) {
+      const doc = route.doc!;
+      for (const object of [doc.query, doc.params, doc.headers])
+        for (const [name, schema] of Object.entries(object?.shape ?? {}))
+          expect(
+            (
+              z.toJSONSchema(schema as z.ZodType, { io: 'input', unrepresentable: 'any' }) as {
+                description?: string;
+              }
+            ).description,
+            `${doc.operationId} ${name}: its words belong in docs/api`,
+          ).toBeUndefined();
+    }
   });
 });
