@@ -18,6 +18,8 @@ export function screaming(value: string): string {
 export function enumOf<const V extends string>(name: string, description: string, values: Record<V, string>) {
   return builder.enumType(name, {
     description,
+    // The declared order (the printed schema sorts values; the REST documents keep this one).
+    extensions: { declared: Object.keys(values) },
     values: Object.fromEntries(
       (Object.entries(values) as [V, string][]).map(([value, about]) => [
         screaming(value),

@@ -19,6 +19,12 @@ export const VALUE_FORMATS = [
   'bytes',
   /** A non-negative integer in decimal, as a string (a uint256 word). */
   'decimal',
+  /** An integer from 1. */
+  'positive',
+  /** A webhook endpoint's id: `wh_` and 24 letters or digits. */
+  'webhookId',
+  /** A webhook delivery's id: `msg_` and 32 hex digits. */
+  'deliveryId',
 ] as const;
 export type ValueFormat = (typeof VALUE_FORMATS)[number];
 

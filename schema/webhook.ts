@@ -16,12 +16,16 @@ import type {
 import { builder } from './builder.js';
 import { connectionOf, relayArgs, relayPaging } from './connection.js';
 import { DeliveryStatus, WebhookEventType } from './enums.js';
+import { as } from './valueFormats.js';
 
 /** Webhook endpoints of the calling key (REST: /v1/webhooks…), Standard Webhooks signing. */
 const Webhook = builder.objectRef<EndpointShape>('Webhook').implement({
   description: 'A webhook endpoint of the calling key.',
   fields: (t) => ({
-    id: t.exposeString('id', { description: 'The endpoint id, as /v1/webhooks/{webhookId} names it.' }),
+    id: t.exposeString('id', {
+      description: 'The endpoint id, as /v1/webhooks/{webhookId} names it.',
+      extensions: as('webhookId'),
+    }),
     url: t.exposeString('url', { description: 'The https URL the signed POSTs go to.' }),
     events: t.expose('events', { type: [WebhookEventType], description: 'The events delivered.' }),
     createdAt: t.field({
@@ -61,9 +65,13 @@ const WebhookWithSecret = builder.objectRef<WithSecretShape>('WebhookWithSecret'
 const WebhookAttempt = builder.objectRef<AttemptShape>('WebhookAttempt').implement({
   description: 'One signed POST of a delivery to the endpoint.',
   fields: (t) => ({
-    attempt: t.exposeInt('attempt', { description: '1-based within its generation.' }),
+    attempt: t.exposeInt('attempt', {
+      description: '1-based within its generation.',
+      extensions: as('positive'),
+    }),
     generation: t.exposeInt('generation', {
-      description: 'Which run of the delivery: 1 for the first, one more for each replay.',
+      description: 'Which run of the delivery: 0 for the first, one more for each replay.',
+      extensions: as('count'),
     }),
     attemptedAt: t.field({
       type: 'DateTime',
@@ -76,6 +84,7 @@ const WebhookAttempt = builder.objectRef<AttemptShape>('WebhookAttempt').impleme
     }),
     durationMs: t.exposeInt('durationMs', {
       description: 'Milliseconds from sending to the answer or the failure.',
+      extensions: as('count'),
     }),
     error: t.exposeString('error', {
       nullable: true,
@@ -94,9 +103,15 @@ const WebhookAttempt = builder.objectRef<AttemptShape>('WebhookAttempt').impleme
 const WebhookDelivery = builder.objectRef<DeliveryShape>('WebhookDelivery').implement({
   description: 'One event sent (or to be sent) to an endpoint, with its attempts.',
   fields: (t) => ({
-    id: t.exposeString('id', { description: '`msg_…`: the webhook-id header of every attempt and replay.' }),
+    id: t.exposeString('id', {
+      description: '`msg_…`: the webhook-id header of every attempt and replay.',
+      extensions: as('deliveryId'),
+    }),
     event: t.expose('event', { type: WebhookEventType, description: 'The event type.' }),
-    positionId: t.exposeString('positionId', { description: 'The position the event is about.' }),
+    positionId: t.exposeString('positionId', {
+      description: 'The position the event is about.',
+      extensions: as('hash32'),
+    }),
     occurredAt: t.field({
       type: 'DateTime',
       resolve: (d) => d.occurredAt,

@@ -41,8 +41,9 @@ type Documents = {
     "fragment StrategyFields on Strategy {\n  hash\n  chain\n  chainId\n  maker\n  app\n  verifiedRouter\n  pair\n  tokens {\n    symbol\n    address\n    decimals\n    initialAmount\n    currentAmount\n  }\n  status\n  volumeUsd\n  swapCount\n  lastSwapAt\n  shipped {\n    at\n    block\n    tx\n  }\n  docked {\n    at\n    block\n  }\n}": typeof types.StrategyFieldsFragmentDoc,
     "fragment StrategySwapFields on StrategySwap {\n  txHash\n  logIndex\n  block\n  at\n  taker\n  tokenIn\n  tokenOut\n  amountIn\n  amountOut\n  volumeUsd\n}": typeof types.StrategySwapFieldsFragmentDoc,
     "query Webhook($webhookId: String!) {\n  webhook(webhookId: $webhookId) {\n    ...WebhookFields\n  }\n}": typeof types.WebhookDocument,
+    "fragment WebhookAttemptFields on WebhookAttempt {\n  attempt\n  generation\n  attemptedAt\n  statusCode\n  durationMs\n  error\n  nextAttemptAt\n}": typeof types.WebhookAttemptFieldsFragmentDoc,
     "query WebhookDeliveries($webhookId: String!, $first: Int, $after: String) {\n  webhookDeliveries(webhookId: $webhookId, first: $first, after: $after) {\n    edges {\n      node {\n        ...WebhookDeliveryFields\n      }\n    }\n    pageInfo {\n      hasNextPage\n      endCursor\n    }\n  }\n}": typeof types.WebhookDeliveriesDocument,
-    "fragment WebhookDeliveryFields on WebhookDelivery {\n  id\n  event\n  positionId\n  occurredAt\n  status\n  nextAttemptAt\n  completedAt\n  attempts {\n    attempt\n    generation\n    attemptedAt\n    statusCode\n    durationMs\n    error\n    nextAttemptAt\n  }\n}": typeof types.WebhookDeliveryFieldsFragmentDoc,
+    "fragment WebhookDeliveryFields on WebhookDelivery {\n  id\n  event\n  positionId\n  occurredAt\n  status\n  nextAttemptAt\n  completedAt\n  attempts {\n    ...WebhookAttemptFields\n  }\n}": typeof types.WebhookDeliveryFieldsFragmentDoc,
     "fragment WebhookFields on Webhook {\n  id\n  url\n  events\n  createdAt\n  previousSecretExpiresAt\n  disabledAt\n  disabledReason\n}": typeof types.WebhookFieldsFragmentDoc,
     "query Webhooks {\n  webhooks {\n    ...WebhookFields\n  }\n}": typeof types.WebhooksDocument,
 };
@@ -74,8 +75,9 @@ const documents: Documents = {
     "fragment StrategyFields on Strategy {\n  hash\n  chain\n  chainId\n  maker\n  app\n  verifiedRouter\n  pair\n  tokens {\n    symbol\n    address\n    decimals\n    initialAmount\n    currentAmount\n  }\n  status\n  volumeUsd\n  swapCount\n  lastSwapAt\n  shipped {\n    at\n    block\n    tx\n  }\n  docked {\n    at\n    block\n  }\n}": types.StrategyFieldsFragmentDoc,
     "fragment StrategySwapFields on StrategySwap {\n  txHash\n  logIndex\n  block\n  at\n  taker\n  tokenIn\n  tokenOut\n  amountIn\n  amountOut\n  volumeUsd\n}": types.StrategySwapFieldsFragmentDoc,
     "query Webhook($webhookId: String!) {\n  webhook(webhookId: $webhookId) {\n    ...WebhookFields\n  }\n}": types.WebhookDocument,
+    "fragment WebhookAttemptFields on WebhookAttempt {\n  attempt\n  generation\n  attemptedAt\n  statusCode\n  durationMs\n  error\n  nextAttemptAt\n}": types.WebhookAttemptFieldsFragmentDoc,
     "query WebhookDeliveries($webhookId: String!, $first: Int, $after: String) {\n  webhookDeliveries(webhookId: $webhookId, first: $first, after: $after) {\n    edges {\n      node {\n        ...WebhookDeliveryFields\n      }\n    }\n    pageInfo {\n      hasNextPage\n      endCursor\n    }\n  }\n}": types.WebhookDeliveriesDocument,
-    "fragment WebhookDeliveryFields on WebhookDelivery {\n  id\n  event\n  positionId\n  occurredAt\n  status\n  nextAttemptAt\n  completedAt\n  attempts {\n    attempt\n    generation\n    attemptedAt\n    statusCode\n    durationMs\n    error\n    nextAttemptAt\n  }\n}": types.WebhookDeliveryFieldsFragmentDoc,
+    "fragment WebhookDeliveryFields on WebhookDelivery {\n  id\n  event\n  positionId\n  occurredAt\n  status\n  nextAttemptAt\n  completedAt\n  attempts {\n    ...WebhookAttemptFields\n  }\n}": types.WebhookDeliveryFieldsFragmentDoc,
     "fragment WebhookFields on Webhook {\n  id\n  url\n  events\n  createdAt\n  previousSecretExpiresAt\n  disabledAt\n  disabledReason\n}": types.WebhookFieldsFragmentDoc,
     "query Webhooks {\n  webhooks {\n    ...WebhookFields\n  }\n}": types.WebhooksDocument,
 };
@@ -205,11 +207,15 @@ export function graphql(source: "query Webhook($webhookId: String!) {\n  webhook
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
+export function graphql(source: "fragment WebhookAttemptFields on WebhookAttempt {\n  attempt\n  generation\n  attemptedAt\n  statusCode\n  durationMs\n  error\n  nextAttemptAt\n}"): (typeof documents)["fragment WebhookAttemptFields on WebhookAttempt {\n  attempt\n  generation\n  attemptedAt\n  statusCode\n  durationMs\n  error\n  nextAttemptAt\n}"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
 export function graphql(source: "query WebhookDeliveries($webhookId: String!, $first: Int, $after: String) {\n  webhookDeliveries(webhookId: $webhookId, first: $first, after: $after) {\n    edges {\n      node {\n        ...WebhookDeliveryFields\n      }\n    }\n    pageInfo {\n      hasNextPage\n      endCursor\n    }\n  }\n}"): (typeof documents)["query WebhookDeliveries($webhookId: String!, $first: Int, $after: String) {\n  webhookDeliveries(webhookId: $webhookId, first: $first, after: $after) {\n    edges {\n      node {\n        ...WebhookDeliveryFields\n      }\n    }\n    pageInfo {\n      hasNextPage\n      endCursor\n    }\n  }\n}"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "fragment WebhookDeliveryFields on WebhookDelivery {\n  id\n  event\n  positionId\n  occurredAt\n  status\n  nextAttemptAt\n  completedAt\n  attempts {\n    attempt\n    generation\n    attemptedAt\n    statusCode\n    durationMs\n    error\n    nextAttemptAt\n  }\n}"): (typeof documents)["fragment WebhookDeliveryFields on WebhookDelivery {\n  id\n  event\n  positionId\n  occurredAt\n  status\n  nextAttemptAt\n  completedAt\n  attempts {\n    attempt\n    generation\n    attemptedAt\n    statusCode\n    durationMs\n    error\n    nextAttemptAt\n  }\n}"];
+export function graphql(source: "fragment WebhookDeliveryFields on WebhookDelivery {\n  id\n  event\n  positionId\n  occurredAt\n  status\n  nextAttemptAt\n  completedAt\n  attempts {\n    ...WebhookAttemptFields\n  }\n}"): (typeof documents)["fragment WebhookDeliveryFields on WebhookDelivery {\n  id\n  event\n  positionId\n  occurredAt\n  status\n  nextAttemptAt\n  completedAt\n  attempts {\n    ...WebhookAttemptFields\n  }\n}"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

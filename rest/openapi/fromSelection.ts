@@ -18,7 +18,16 @@ import {
 import { z } from 'zod';
 import { schema } from '../../schema/index.js';
 import type { ValueExtensions, ValueFormat } from '../../schema/valueFormats.js';
-import { address, baseUnits, count, dateTime, hash32, usd } from '../schemas/common.js';
+import {
+  address,
+  baseUnits,
+  count,
+  dateTime,
+  deliveryIdValue,
+  hash32,
+  usd,
+  webhookIdValue,
+} from '../schemas/common.js';
 
 /**
  * The published schema of a REST body, derived from the persisted operation that answers it (as The
@@ -37,6 +46,9 @@ const ATOMS: Record<ValueFormat, () => z.ZodType> = {
   usd: () => usd,
   bytes: () => z.string().regex(/^0x[0-9a-fA-F]*$/),
   decimal: () => z.string().regex(/^[0-9]+$/),
+  positive: () => z.int().min(1),
+  webhookId: () => webhookIdValue,
+  deliveryId: () => deliveryIdValue,
 };
 
 export interface SelectionOptions {
@@ -186,7 +198,9 @@ function namedSchema(
   extensions: ValueExtensions,
 ): z.ZodType {
   if (isEnumType(type)) {
-    const values = type.getValues().map((v) => String(v.value));
+    // As declared (schema/enums.ts), not as the sorted schema lists them.
+    const declared = type.extensions.declared as string[] | undefined;
+    const values = declared ?? type.getValues().map((v) => String(v.value));
     return z.enum(values as [string, ...string[]]);
   }
   if (isScalarType(type)) {

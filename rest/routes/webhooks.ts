@@ -14,14 +14,13 @@ import {
   WebhooksDocument,
 } from '../generated/graphql.js';
 import { queryParam, type RestRoute, type RouteContext, readBody } from '../route.js';
+import { deliveryIdValue, webhookIdValue } from '../schemas/common.js';
 import {
-  deliveryIdValue,
   webhookBody,
   webhookCreatedBody,
   webhookDeletedBody,
   webhookDeliveriesBody,
   webhookDeliveryBody,
-  webhookIdValue,
   webhookListBody,
   webhookRequest,
 } from '../schemas/webhooks.js';

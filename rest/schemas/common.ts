@@ -38,6 +38,15 @@ export const requestIdValue = z
   .string()
   .regex(/^[\x21\x23-\x5b\x5d-\x7e]{1,128}$/)
   .meta({ examples: ['3f0b6c1e-9a52-4d7e-8c1a-2b5e6f7a8d90'] });
+/** A webhook endpoint's id and a delivery's (resolvers/webhooks). */
+export const webhookIdValue = z
+  .string()
+  .regex(/^wh_[A-Za-z0-9]{24}$/)
+  .meta({ examples: ['wh_3fK9qLm2Xv8RtY1bN6cZpA0d'] });
+export const deliveryIdValue = z
+  .string()
+  .regex(/^msg_[0-9a-f]{32}$/)
+  .meta({ examples: ['msg_6c1d0f2a9b8e4c7d8f0a1b2c3d4e5f60'] });
 export const usd = z.number().meta({ description: 'US dollars.' });
 export const count = z.int().min(0);
 

@@ -1,7 +1,13 @@
 import { z } from 'zod';
 import { MAX_URL_LENGTH } from '../../delivery/ssrf.js';
 import { WEBHOOK_EVENTS } from '../../domain/positionEvents.js';
-import { component, dateTime, hash32, meta, readBody } from './common.js';
+import {
+  WebhookAttemptFieldsFragmentDoc,
+  WebhookDeliveryFieldsFragmentDoc,
+  WebhookFieldsFragmentDoc,
+} from '../generated/graphql.js';
+import { fragmentSchema } from '../openapi/fromSelection.js';
+import { component, dateTime, meta, readBody, webhookIdValue } from './common.js';
 import { listedPosition } from './positionList.js';
 import { positionHealth } from './positions.js';
 
@@ -10,15 +16,6 @@ export const webhookEvent = z.enum(WEBHOOK_EVENTS).meta({
   description:
     '`position.shipped` (seen on chain), `position.filled` (first settled volume), `position.docked` (closed by its maker), `position.health_changed` (the live health observed differs from the last observed), `position.reverted` (a reorg or a replaced chain undid its ship or dock: `data.status` says where it stands now; the lifecycle events that follow are delivered again).',
 });
-
-export const webhookIdValue = z
-  .string()
-  .regex(/^wh_[A-Za-z0-9]{24}$/)
-  .meta({ examples: ['wh_3fK9qLm2Xv8RtY1bN6cZpA0d'] });
-export const deliveryIdValue = z
-  .string()
-  .regex(/^msg_[0-9a-f]{32}$/)
-  .meta({ examples: ['msg_6c1d0f2a9b8e4c7d8f0a1b2c3d4e5f60'] });
 
 export const webhookRequest = component(
   'WebhookRequest',
@@ -41,24 +38,8 @@ export const webhookRequest = component(
     .strict(),
 );
 
-export const webhook = component(
-  'Webhook',
-  z.object({
-    id: webhookIdValue,
-    url: z.string(),
-    events: z.array(webhookEvent),
-    createdAt: dateTime,
-    previousSecretExpiresAt: dateTime.nullable().meta({
-      description:
-        'After a rotation, the previous secret signs alongside the new one until then; null otherwise.',
-    }),
-    disabledAt: dateTime.nullable().meta({
-      description:
-        'Set when a delivery failed through its whole retry schedule (about a day): nothing is queued or sent until a replay enables the endpoint again.',
-    }),
-    disabledReason: z.string().nullable(),
-  }),
-);
+/** rest/operations/WebhookFields.graphql. */
+export const webhook = component('Webhook', fragmentSchema(WebhookFieldsFragmentDoc));
 
 export const webhookBody = component('WebhookResponse', readBody(webhook, meta));
 export const webhookListBody = component(
@@ -89,33 +70,13 @@ export const webhookDeletedBody = component(
   readBody(z.object({ id: webhookIdValue, deleted: z.literal(true) }), meta),
 );
 
-export const webhookAttempt = component(
-  'WebhookAttempt',
-  z.object({
-    attempt: z.int().min(1).meta({ description: '1-based within its generation.' }),
-    generation: z.int().min(0).meta({ description: '0 for the first delivery, +1 for each replay.' }),
-    attemptedAt: dateTime,
-    statusCode: z.int().nullable().meta({ description: "The receiver's HTTP status; null when none came." }),
-    durationMs: z.int().min(0),
-    error: z.string().nullable().meta({ description: 'Null when the receiver answered 2xx.' }),
-    nextAttemptAt: dateTime
-      .nullable()
-      .meta({ description: 'When the next attempt was scheduled; null: none.' }),
-  }),
-);
+/** rest/operations/WebhookAttemptFields.graphql. */
+export const webhookAttempt = component('WebhookAttempt', fragmentSchema(WebhookAttemptFieldsFragmentDoc));
 
+/** rest/operations/WebhookDeliveryFields.graphql. */
 export const webhookDelivery = component(
   'WebhookDelivery',
-  z.object({
-    id: deliveryIdValue.meta({ description: 'The `webhook-id` header of every attempt and replay.' }),
-    event: webhookEvent,
-    positionId: hash32,
-    occurredAt: dateTime.meta({ description: 'When the service observed the event.' }),
-    status: z.enum(['pending', 'succeeded', 'failed']),
-    nextAttemptAt: dateTime.nullable(),
-    completedAt: dateTime.nullable(),
-    attempts: z.array(webhookAttempt).meta({ description: 'Oldest first.' }),
-  }),
+  fragmentSchema(WebhookDeliveryFieldsFragmentDoc, { fragments: { WebhookAttemptFields: webhookAttempt } }),
 );
 
 export const webhookDeliveryBody = component('WebhookDeliveryResponse', readBody(webhookDelivery, meta));
