@@ -41,7 +41,10 @@ export interface OperationDocs {
 /** The items of a `- \`name\`: text` list (an item may go on over indented lines). */
 function items(list: string, operationId: string, heading: string): Map<string, string> {
   const out = new Map<string, string>();
-  for (const item of list.split(/^- /m).slice(1)) {
+  const [before, ...listed] = list.split(/^- /m);
+  if (before!.trim() !== '')
+    throw new Error(`docs/api ${operationId}: ${heading} holds text that is not an item`);
+  for (const item of listed) {
     const match = /^`([^`]+)`: ([\s\S]+)$/.exec(item.trim());
     if (!match) throw new Error(`docs/api ${operationId}: a ${heading} item is not "- \`name\`: text"`);
     if (out.has(match[1]!)) throw new Error(`docs/api ${operationId}: ${heading} lists ${match[1]} twice`);
@@ -73,8 +76,9 @@ export function operationDocs(
   const [description, ...lists] = filled.split(/^### /m);
   const docs = { description: description!.trim(), parameters: new Map(), responseHeaders: new Map() };
   for (const list of lists) {
-    const heading = list.slice(0, list.indexOf('\n')).trim();
-    const body = list.slice(list.indexOf('\n') + 1);
+    const end = list.indexOf('\n');
+    const heading = (end < 0 ? list : list.slice(0, end)).trim();
+    const body = end < 0 ? '' : list.slice(end + 1);
     if (heading === 'Parameters') docs.parameters = items(body, operationId, heading);
     else if (heading === 'Response headers') docs.responseHeaders = items(body, operationId, heading);
     else

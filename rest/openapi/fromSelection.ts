@@ -70,6 +70,19 @@ export interface SelectionOptions {
 interface Walk {
   fragments: Map<string, FragmentDefinitionNode>;
   options: SelectionOptions;
+  /** The paths of the selection walked, to refuse an option naming none (a typo would publish a guess). */
+  seen: Set<string>;
+}
+
+function walkOf(document: DocumentNode, options: SelectionOptions): Walk {
+  return { fragments: fragmentsOf(document), options, seen: new Set() };
+}
+
+/** Every path an option names is one of the selection's. */
+function checkOptions(walk: Walk, what: string): void {
+  const { omit = [], replace = {}, present = [], after = {} } = walk.options;
+  for (const path of [...omit, ...Object.keys(replace), ...present, ...Object.keys(after)])
+    if (!walk.seen.has(path)) throw new Error(`${what}: an option names ${path}, which it does not select`);
 }
 
 function fragmentsOf(document: DocumentNode): Map<string, FragmentDefinitionNode> {
@@ -95,7 +108,7 @@ export function operationSchema(
   if (!operation) throw new Error('operationSchema: the document holds no operation');
   const root = operation.operation === 'mutation' ? schema.getMutationType() : schema.getQueryType();
   if (!root) throw new Error(`operationSchema: the schema has no ${operation.operation} type`);
-  const walk: Walk = { fragments: fragmentsOf(document), options };
+  const walk = walkOf(document, options);
   let parent: GraphQLNamedType = root;
   let selectionSet: SelectionSetNode = operation.selectionSet;
   for (const key of path) {
@@ -106,7 +119,9 @@ export function operationSchema(
     if (!sub) throw new Error(`operationSchema: ${path.join('.')} is not an object`);
     selectionSet = sub;
   }
-  return objectOf(parent, selectionSet, walk, '');
+  const out = objectOf(parent, selectionSet, walk, '');
+  checkOptions(walk, `operationSchema(${operation.name?.value ?? 'anonymous'})`);
+  return out;
 }
 
 /** The schema of the fragment in `document` (its type's description on the object). */
@@ -117,7 +132,10 @@ export function fragmentSchema(document: DocumentNode, options: SelectionOptions
   if (!fragment) throw new Error('fragmentSchema: the document holds no fragment');
   const type = schema.getType(fragment.typeCondition.name.value);
   if (!type) throw new Error(`fragmentSchema: no type ${fragment.typeCondition.name.value}`);
-  return objectOf(type, fragment.selectionSet, { fragments: fragmentsOf(document), options }, '');
+  const walk = walkOf(document, options);
+  const out = objectOf(type, fragment.selectionSet, walk, '');
+  checkOptions(walk, `fragmentSchema(${fragment.name.value})`);
+  return out;
 }
 
 function namedOf(type: GraphQLOutputType): GraphQLNamedType {
@@ -160,6 +178,7 @@ function objectOf(
   const join = (key: string) => (path ? `${path}.${key}` : key);
   for (const [key, field, sub] of fieldsOf(type, selectionSet, walk)) {
     const at = join(key);
+    walk.seen.add(at);
     if (walk.options.omit?.includes(at)) continue;
     const replaced = walk.options.replace?.[at];
     const fieldType =
@@ -167,12 +186,27 @@ function objectOf(
         ? new GraphQLNonNull(field.type)
         : field.type;
     let member = replaced ?? typeOf(fieldType, sub, walk, at, field.extensions as ValueExtensions);
-    if (!replaced && field.description) member = member.meta({ description: field.description });
+    const description = replaced ? undefined : describe(field);
+    if (description) member = member.meta({ description });
     shape[key] = member;
     for (const [name, added] of Object.entries(walk.options.after?.[at] ?? {})) shape[name] = added;
   }
   const object = z.object(shape);
   return type.description ? object.meta({ description: type.description }) : object;
+}
+
+/** A field's description; for an enum, followed by what each value means (in the REST spelling). */
+function describe(field: GraphQLField<unknown, unknown>): string | undefined {
+  const type = namedOf(field.type);
+  if (!isEnumType(type)) return field.description ?? undefined;
+  const declared = (type.extensions.declared as string[] | undefined) ?? [];
+  const rank = (v: { value: unknown }) => declared.indexOf(String(v.value));
+  const values = [...type.getValues()]
+    .sort((a, b) => rank(a) - rank(b))
+    .filter((v) => v.description)
+    .map((v) => `\`${String(v.value)}\`: ${v.description}`);
+  if (values.length === 0) return field.description ?? undefined;
+  return [field.description, values.join(' ')].filter(Boolean).join(' ');
 }
 
 function typeOf(

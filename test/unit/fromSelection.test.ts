@@ -27,6 +27,11 @@ describe('a body derived from its operation', () => {
   });
 
   it("takes types, nullability, enum spelling, patterns and descriptions from the graph's fields", () => {
+    // An enum's values are explained in the REST spelling, in their declared order.
+    expect(
+      properties(operationSchema(parse('query { strategy(hash: "0x") { status } }'), ['strategy'])).status!
+        .description,
+    ).toMatch(/^Open \(active\) or docked\. `active`: .+ `docked`: /);
     const p = properties(
       operationSchema(
         parse('query { strategy(hash: "0x") { hash status swapCount lastSwapAt docked { block } } }'),
@@ -69,5 +74,9 @@ describe('a body derived from its operation', () => {
       /has no field nope/,
     );
     expect(() => operationSchema(parse('query { stats { source } }'), ['strategy'])).toThrow(/selects no/);
+    // An option naming a member the selection lacks (a typo) would publish a guess too.
+    expect(() =>
+      operationSchema(parse('query { stats { source } }'), ['stats'], { omit: ['sorce'] }),
+    ).toThrow(/names sorce/);
   });
 });
