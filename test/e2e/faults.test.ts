@@ -48,6 +48,8 @@ const ANSWER_BOUND_MS = 10 * RPC_TIMEOUT_MS;
 const LOAD = { durationMs: 40_000, concurrency: 4, timeoutMs: ANSWER_BOUND_MS + 5000 };
 /** Answers of the load a phase waits for before its fault, during it and after its restore. */
 const ANSWERS_BEFORE = 16;
+/** What a control of the healthy service must have answered before the fault: one of each, at least. */
+const CONTROL_KINDS = ['stats', 'badge', 'chains', 'strategies', 'prepare base', 'prepare arc'];
 const ANSWERS_DURING = 24;
 const ANSWERS_AFTER = 8;
 const WALLET = '0x9965507D1a55bcC2695C58ba16FB37d819B0A4dc';
@@ -202,6 +204,13 @@ async function underLoad(fault: () => Promise<void>, restore: () => Promise<void
   const script = (async () => {
     try {
       await answers(() => answered.length, ANSWERS_BEFORE);
+      // The control holds a healthy answer of every kind (the prepares, the slowest, come back last).
+      await expect
+        .poll(() => CONTROL_KINDS.every((k) => answered.some((s) => s.name === k && s.status === 200)), {
+          timeout: 30_000,
+          interval: 20,
+        })
+        .toBe(true);
       marks.faultStart = Date.now();
       await fault();
       marks.faulted = Date.now();
