@@ -67,7 +67,7 @@ export const PreflightStatus = enumOf('PreflightStatus', 'The outcome of the che
 });
 
 export const StepPurpose = enumOf('StepPurpose', 'What an unsigned transaction step does.', {
-  approve: 'An ERC-20 approve of Aqua.',
+  approve: 'An ERC-20 approve of the spender: Aqua, or the router for a swap.',
   ship: "Aqua's ship: opens the strategy.",
   swap: "The router's swap against a strategy.",
   dock: "Aqua's dock: closes the strategy.",

@@ -5,6 +5,7 @@
 import type { ObservedPosition } from '../domain/positions.js';
 import { builder } from './builder.js';
 import { PositionState } from './enums.js';
+import { as } from './valueFormats.js';
 
 export const StatusToken = builder.objectRef<ObservedPosition['tokenA']>('PositionStatusToken').implement({
   description: 'A token of a tracked position with the amount it was prepared with.',
@@ -13,11 +14,18 @@ export const StatusToken = builder.objectRef<ObservedPosition['tokenA']>('Positi
       nullable: true,
       description: 'Token symbol; null when the chain does not list the token.',
     }),
-    address: t.exposeString('address', { description: 'Token contract address, checksummed.' }),
-    amount: t.exposeString('amount', { description: 'Prepared deposit, integer string in base units.' }),
+    address: t.exposeString('address', {
+      description: 'Token contract address, checksummed.',
+      extensions: as('address'),
+    }),
+    amount: t.exposeString('amount', {
+      description: 'Prepared deposit, integer string in base units.',
+      extensions: as('baseUnits'),
+    }),
     decimals: t.exposeInt('decimals', {
       nullable: true,
       description: 'Token decimals; null when the chain does not list the token.',
+      extensions: as('count'),
     }),
   }),
 });
@@ -26,7 +34,7 @@ export const StatusToken = builder.objectRef<ObservedPosition['tokenA']>('Positi
 const OBSERVED = {
   positionId: 'The position id: the strategy hash of its order.',
   strategyHash: "The strategy hash of the position's order, as Aqua registers it.",
-  status: 'Where the position stands: PREPARED, SHIPPED, FILLED or DOCKED.',
+  status: 'Where the position stands; a value may be added later: handle values you do not know.',
   chain: 'Chain key.',
   chainId: 'EVM chain id.',
   wallet: 'The maker wallet, checksummed.',
@@ -49,16 +57,33 @@ const OBSERVED = {
 export const ObservedPositionRef = builder.interfaceRef<ObservedPosition>('ObservedPosition').implement({
   description: 'What the service has observed of a position it prepared, wherever a position is shown.',
   fields: (t) => ({
-    positionId: t.string({ resolve: (p) => p.positionId, description: OBSERVED.positionId }),
-    strategyHash: t.string({ resolve: (p) => p.strategyHash, description: OBSERVED.strategyHash }),
+    positionId: t.string({
+      resolve: (p) => p.positionId,
+      description: OBSERVED.positionId,
+      extensions: as('hash32'),
+    }),
+    strategyHash: t.string({
+      resolve: (p) => p.strategyHash,
+      description: OBSERVED.strategyHash,
+      extensions: as('hash32'),
+    }),
     status: t.field({ type: PositionState, resolve: (p) => p.status, description: OBSERVED.status }),
     chain: t.string({ resolve: (p) => p.chain, description: OBSERVED.chain }),
     chainId: t.int({ resolve: (p) => p.chainId, description: OBSERVED.chainId }),
-    wallet: t.string({ resolve: (p) => p.wallet, description: OBSERVED.wallet }),
+    wallet: t.string({ resolve: (p) => p.wallet, description: OBSERVED.wallet, extensions: as('address') }),
     tokenA: t.field({ type: StatusToken, resolve: (p) => p.tokenA, description: OBSERVED.tokenA }),
     tokenB: t.field({ type: StatusToken, resolve: (p) => p.tokenB, description: OBSERVED.tokenB }),
-    makerFeeBps: t.int({ nullable: true, resolve: (p) => p.makerFeeBps, description: OBSERVED.makerFeeBps }),
-    protocolFeeBps: t.int({ resolve: (p) => p.protocolFeeBps, description: OBSERVED.protocolFeeBps }),
+    makerFeeBps: t.int({
+      nullable: true,
+      resolve: (p) => p.makerFeeBps,
+      description: OBSERVED.makerFeeBps,
+      extensions: as('count'),
+    }),
+    protocolFeeBps: t.int({
+      resolve: (p) => p.protocolFeeBps,
+      description: OBSERVED.protocolFeeBps,
+      extensions: as('count'),
+    }),
     observedOnChain: t.boolean({ resolve: (p) => p.observedOnChain, description: OBSERVED.observedOnChain }),
     volumeUsd: t.float({ nullable: true, resolve: (p) => p.volumeUsd, description: OBSERVED.volumeUsd }),
     preparedAt: t.field({ type: 'DateTime', resolve: (p) => p.preparedAt, description: OBSERVED.preparedAt }),

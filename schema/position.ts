@@ -25,6 +25,7 @@ import {
   WalletIssueType,
 } from './enums.js';
 import { ObservedPositionRef } from './observedPosition.js';
+import { as } from './valueFormats.js';
 
 const DepositInput = builder.inputType('DepositInput', {
   description: 'One of the two tokens a new position deposits, with its amount.',
@@ -73,13 +74,23 @@ export const PreparedTransaction = builder
   .implement({
     description: 'One unsigned transaction for the wallet to sign and send, in step order.',
     fields: (t) => ({
-      step: t.exposeInt('step', { description: '1-based; execute in this order.' }),
+      step: t.exposeInt('step', {
+        description: '1-based; execute in this order.',
+        extensions: as('positive'),
+      }),
       purpose: t.expose('purpose', { type: StepPurpose, description: 'What the step does.' }),
       to: t.exposeString('to', {
-        description: 'The contract called: the token (approve) or Aqua (ship, dock).',
+        description: 'The contract called: the token (approve), Aqua (ship, dock) or the router (swap).',
+        extensions: as('address'),
       }),
-      value: t.exposeString('value', { description: 'Native value in wei.' }),
-      data: t.exposeString('data', { description: 'Calldata: the payload to sign.' }),
+      value: t.exposeString('value', {
+        description: 'Native value in wei; almost always "0".',
+        extensions: as('baseUnits'),
+      }),
+      data: t.exposeString('data', {
+        description: 'Calldata: the payload to sign.',
+        extensions: as('bytes'),
+      }),
       description: t.exposeString('description', {
         description: 'What the step does, in a sentence for the signer.',
       }),
@@ -118,10 +129,17 @@ const PositionToken = builder.objectRef<PositionTokenShape>('PositionToken').imp
   description: 'A token a prepared position deposits, as the chain lists it.',
   fields: (t) => ({
     symbol: t.exposeString('symbol', { description: 'Token symbol as the operator lists it.' }),
-    address: t.exposeString('address', { description: 'Token contract address, checksummed.' }),
-    amount: t.exposeString('amount', { description: 'Deposit as an integer string in base units.' }),
+    address: t.exposeString('address', {
+      description: 'Token contract address, checksummed.',
+      extensions: as('address'),
+    }),
+    amount: t.exposeString('amount', {
+      description: 'Deposit as an integer string in base units.',
+      extensions: as('baseUnits'),
+    }),
     decimals: t.exposeInt('decimals', {
       description: 'Token decimals (amount / 10^decimals is whole tokens).',
+      extensions: as('count'),
     }),
   }),
 });
@@ -139,6 +157,7 @@ const PreparedPositionDetail = builder
       }),
       programBytes: t.exposeInt('programBytes', {
         description: "Length of the order's SwapVM program in bytes.",
+        extensions: as('count'),
       }),
     }),
   });
@@ -166,11 +185,13 @@ const WalletIssue = builder.objectRef<PreflightIssueShape | HealthIssueShape>('W
     type: t.expose('type', { type: WalletIssueType, description: 'Which shortfall.' }),
     expected: t.exposeString('expected', {
       description: 'Base units needed (by this position, or by all the open ones).',
+      extensions: as('baseUnits'),
     }),
-    actual: t.exposeString('actual', { description: 'Base units found.' }),
+    actual: t.exposeString('actual', { description: 'Base units found.', extensions: as('baseUnits') }),
     spender: t.string({
       nullable: true,
       description: 'The spender to approve (Aqua) for an allowance shortfall; null for a balance shortfall.',
+      extensions: as('address'),
       resolve: (i) => i.spender ?? null,
     }),
     token: t.exposeString('token', { description: 'The token contract address concerned.' }),
@@ -206,9 +227,13 @@ const PreparedPosition = builder.objectRef<PreparedPositionShape>('PreparedPosit
     }),
     chain: t.exposeString('chain', { description: 'Chain key.' }),
     chainId: t.exposeInt('chainId', { description: 'EVM chain id the transactions are for.' }),
-    wallet: t.exposeString('wallet', { description: 'The signing wallet, checksummed.' }),
+    wallet: t.exposeString('wallet', {
+      description: 'The signing wallet, checksummed: the address that must sign.',
+      extensions: as('address'),
+    }),
     strategyHash: t.exposeString('strategyHash', {
       description: 'Hash of the order the ship step registers; also the positionId.',
+      extensions: as('hash32'),
     }),
     transactions: t.field({
       type: [PreparedTransaction],
@@ -288,11 +313,20 @@ const PositionAction = builder.objectRef<PositionActionShape>('PositionAction').
   description:
     "Unsigned transactions for a position's wallet (top-up approvals, dock). Nothing is signed or broadcast.",
   fields: (t) => ({
-    positionId: t.exposeString('positionId', { description: 'The position acted on (its strategy hash).' }),
-    strategyHash: t.exposeString('strategyHash', { description: "The position's strategy hash." }),
+    positionId: t.exposeString('positionId', {
+      description: 'The position acted on (its strategy hash).',
+      extensions: as('hash32'),
+    }),
+    strategyHash: t.exposeString('strategyHash', {
+      description: "The position's strategy hash.",
+      extensions: as('hash32'),
+    }),
     chain: t.exposeString('chain', { description: 'Chain key.' }),
     chainId: t.exposeInt('chainId', { description: 'EVM chain id the transactions are for.' }),
-    wallet: t.exposeString('wallet', { description: 'The wallet that signs, checksummed.' }),
+    wallet: t.exposeString('wallet', {
+      description: "The position's wallet, checksummed: the one that must sign.",
+      extensions: as('address'),
+    }),
     transactions: t.field({
       type: [PreparedTransaction],
       resolve: (p) => p.transactions,

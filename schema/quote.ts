@@ -7,6 +7,7 @@ import {
 import type { QuoteFee } from '../resolvers/quoteFees.js';
 import { builder } from './builder.js';
 import { enumOf } from './enums.js';
+import { as } from './valueFormats.js';
 
 export const QuoteDirection = enumOf(
   'QuoteDirection',
@@ -18,39 +19,60 @@ export const QuoteToken = builder.objectRef<QuoteTokenShape>('QuoteToken').imple
   description: 'A token of a quote.',
   fields: (t) => ({
     symbol: t.exposeString('symbol', { description: 'Token symbol.' }),
-    address: t.exposeString('address', { description: 'Token contract address.' }),
-    decimals: t.exposeInt('decimals', { description: 'Token decimals.' }),
+    address: t.exposeString('address', { description: 'Token contract address.', extensions: as('address') }),
+    decimals: t.exposeInt('decimals', { description: 'Token decimals.', extensions: as('count') }),
   }),
 });
 
 export const QuoteFeeRef = builder.objectRef<QuoteFee>('QuoteFee').implement({
   description: "A fee the strategy's program takes from the input, as the router computes it.",
   fields: (t) => ({
-    amount: t.exposeString('amount', { description: 'Base units of tokenIn.' }),
-    fee1e9: t.exposeInt('fee1e9', { description: 'On-chain rate, 1e9 = 100%.' }),
-    bps: t.exposeFloat('bps', { description: 'Rate on the API 1e7 scale (5000 = 0.05%).' }),
-    percent: t.exposeString('percent', { description: 'Rate as percentage text, e.g. "0.05".' }),
+    amount: t.exposeString('amount', { description: 'Base units of tokenIn.', extensions: as('baseUnits') }),
+    fee1e9: t.exposeInt('fee1e9', { description: 'On-chain rate, 1e9 = 100%.', extensions: as('count') }),
+    bps: t.exposeFloat('bps', {
+      description: 'Rate on the API 1e7 scale (5000 = 0.05%).',
+      extensions: as('nonNegative'),
+    }),
+    percent: t.exposeString('percent', {
+      description: 'Rate as percentage text, e.g. "0.05".',
+      extensions: as(null, ['0.05']),
+    }),
   }),
 });
 
 const Quote = builder.objectRef<QuoteResult>('Quote').implement({
   description: 'An indicative exactIn quote simulated on the verified router. Nothing is signed or sent.',
   fields: (t) => ({
-    strategyHash: t.exposeString('strategyHash', { description: 'The strategy quoted against.' }),
+    strategyHash: t.exposeString('strategyHash', {
+      description: 'The strategy quoted against.',
+      extensions: as('hash32'),
+    }),
     chain: t.exposeString('chain', { description: 'Chain key.' }),
     chainId: t.exposeInt('chainId', { description: 'EVM chain id.' }),
-    pair: t.exposeString('pair', { description: "The strategy's pair (symbols in alphabetical order)." }),
+    pair: t.exposeString('pair', {
+      description: "The strategy's pair (symbols in alphabetical order).",
+      extensions: as(null, ['USDC/USDT']),
+    }),
     direction: t.field({
       description: 'Which token is sold.',
       type: QuoteDirection,
       resolve: (q) => q.direction,
     }),
     exactIn: t.exposeBoolean('exactIn', { description: 'Always true: the amount is the input.' }),
-    router: t.exposeString('router', { description: 'The verified router the quote was simulated on.' }),
+    router: t.exposeString('router', {
+      description: 'The verified router the quote was simulated on.',
+      extensions: as('address'),
+    }),
     tokenIn: t.field({ description: 'The token sold.', type: QuoteToken, resolve: (q) => q.tokenIn }),
     tokenOut: t.field({ description: 'The token bought.', type: QuoteToken, resolve: (q) => q.tokenOut }),
-    amountIn: t.exposeString('amountIn', { description: 'Base units of tokenIn.' }),
-    amountOut: t.exposeString('amountOut', { description: 'Base units of tokenOut.' }),
+    amountIn: t.exposeString('amountIn', {
+      description: 'Base units of tokenIn.',
+      extensions: as('baseUnits'),
+    }),
+    amountOut: t.exposeString('amountOut', {
+      description: 'Base units of tokenOut.',
+      extensions: as('baseUnits'),
+    }),
     protocolFee: t.field({
       description: 'The protocol fee taken from the input.',
       type: QuoteFeeRef,

@@ -6,6 +6,7 @@ import {
 import { builder } from './builder.js';
 import { PreparedTransaction } from './position.js';
 import { QuoteDirection, QuoteFeeRef, QuoteToken } from './quote.js';
+import { as } from './valueFormats.js';
 
 const PrepareSwapInput = builder.inputType('PrepareSwapInput', {
   description: 'The body of POST /v1/swaps, already validated by the REST layer.',
@@ -25,12 +26,22 @@ const SwapQuote = builder.objectRef<SwapQuoteShape>('SwapQuote').implement({
   fields: (t) => ({
     tokenIn: t.field({ description: 'The token sold.', type: QuoteToken, resolve: (q) => q.tokenIn }),
     tokenOut: t.field({ description: 'The token bought.', type: QuoteToken, resolve: (q) => q.tokenOut }),
-    amountIn: t.exposeString('amountIn', { description: 'Base units of tokenIn (exactIn).' }),
-    amountOut: t.exposeString('amountOut', { description: 'Simulated at blockNumber.' }),
-    minAmountOut: t.exposeString('minAmountOut', {
-      description: 'amountOut less slippageBps: the threshold.',
+    amountIn: t.exposeString('amountIn', {
+      description: 'Base units of tokenIn (exactIn).',
+      extensions: as('baseUnits'),
     }),
-    slippageBps: t.exposeInt('slippageBps', { description: 'The slippage allowed, 1e4 scale.' }),
+    amountOut: t.exposeString('amountOut', {
+      description: 'Simulated at blockNumber.',
+      extensions: as('baseUnits'),
+    }),
+    minAmountOut: t.exposeString('minAmountOut', {
+      description: 'amountOut less slippageBps: the threshold the swap carries.',
+      extensions: as('baseUnits'),
+    }),
+    slippageBps: t.exposeInt('slippageBps', {
+      description: 'The slippage allowed, 1e4 scale.',
+      extensions: as('count'),
+    }),
     deadline: t.exposeInt('deadline', { description: 'Unix seconds; the swap reverts after it.' }),
     protocolFee: t.field({
       description: 'The protocol fee taken from the input.',
@@ -56,10 +67,19 @@ const PreparedSwap = builder.objectRef<PreparedSwapShape>('PreparedSwap').implem
   fields: (t) => ({
     chain: t.exposeString('chain', { description: 'Chain key.' }),
     chainId: t.exposeInt('chainId', { description: 'EVM chain id.' }),
-    wallet: t.exposeString('wallet', { description: 'The taker that must sign.' }),
-    strategyHash: t.exposeString('strategyHash', { description: 'The strategy swapped against.' }),
+    wallet: t.exposeString('wallet', {
+      description: 'The taker, echoed: the address that must sign.',
+      extensions: as('address'),
+    }),
+    strategyHash: t.exposeString('strategyHash', {
+      description: 'The strategy swapped against.',
+      extensions: as('hash32'),
+    }),
     direction: t.exposeString('direction', { description: 'aToB or bToA.' }),
-    router: t.exposeString('router', { description: 'The verified router the swap calls.' }),
+    router: t.exposeString('router', {
+      description: 'The verified router the swap calls: the spender of the approve step.',
+      extensions: as('address'),
+    }),
     transactions: t.field({
       description: 'The unsigned transactions, in order (approve when short, then swap).',
       type: [PreparedTransaction],

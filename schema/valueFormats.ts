@@ -21,6 +21,8 @@ export const VALUE_FORMATS = [
   'decimal',
   /** An integer from 1. */
   'positive',
+  /** A number from 0 (a rate, a ratio). */
+  'nonNegative',
   /** A webhook endpoint's id: `wh_` and 24 letters or digits. */
   'webhookId',
   /** A webhook delivery's id: `msg_` and 32 hex digits. */

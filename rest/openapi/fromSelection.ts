@@ -47,6 +47,7 @@ const ATOMS: Record<ValueFormat, () => z.ZodType> = {
   bytes: () => z.string().regex(/^0x[0-9a-fA-F]*$/),
   decimal: () => z.string().regex(/^[0-9]+$/),
   positive: () => z.int().min(1),
+  nonNegative: () => z.number().min(0),
   webhookId: () => webhookIdValue,
   deliveryId: () => deliveryIdValue,
 };
@@ -63,6 +64,11 @@ export interface SelectionOptions {
    * that raced a rewind; the route read the row itself), by dotted path.
    */
   present?: readonly string[];
+  /**
+   * Members the contract keeps optional although the graph always answers them (SPEC documents them
+   * as optional: a client must not rely on them), by dotted path.
+   */
+  optional?: readonly string[];
   /** A selection that is only `...Name` takes the schema registered for fragment Name (a component). */
   fragments?: Record<string, z.ZodType>;
 }
@@ -80,8 +86,8 @@ function walkOf(document: DocumentNode, options: SelectionOptions): Walk {
 
 /** Every path an option names is one of the selection's. */
 function checkOptions(walk: Walk, what: string): void {
-  const { omit = [], replace = {}, present = [], after = {} } = walk.options;
-  for (const path of [...omit, ...Object.keys(replace), ...present, ...Object.keys(after)])
+  const { omit = [], replace = {}, present = [], optional = [], after = {} } = walk.options;
+  for (const path of [...omit, ...Object.keys(replace), ...present, ...optional, ...Object.keys(after)])
     if (!walk.seen.has(path)) throw new Error(`${what}: an option names ${path}, which it does not select`);
 }
 
@@ -187,6 +193,7 @@ function objectOf(
         : field.type;
     let member = replaced ?? typeOf(fieldType, sub, walk, at, field.extensions as ValueExtensions);
     const description = replaced ? undefined : describe(field);
+    if (walk.options.optional?.includes(at)) member = member.optional();
     if (description) member = member.meta({ description });
     shape[key] = member;
     for (const [name, added] of Object.entries(walk.options.after?.[at] ?? {})) shape[name] = added;

@@ -1,9 +1,13 @@
 import { z } from 'zod';
 import { PREPARE_NOTE } from '../../resolvers/positions/index.js';
 import { POSITION_ID_PATTERN, parsePositionId } from '../../resolvers/positions/request.js';
-import { PositionApprovalsDocument, PositionDockDocument } from '../generated/graphql.js';
+import {
+  type PositionActionFieldsFragment,
+  PositionApprovalsDocument,
+  PositionDockDocument,
+} from '../generated/graphql.js';
 import { queryParam, type RestRoute, type RouteContext, readBody } from '../route.js';
-import { type positionAction, positionActionBody } from '../schemas/positions.js';
+import { positionActionBody } from '../schemas/positions.js';
 
 /**
  * The maker's actions on a position of this key: POST /v1/positions/{positionId}/approvals
@@ -23,25 +27,10 @@ const approvalQuery = {
   approval: z.enum(['exact', 'unlimited'], { error: 'must be "exact" or "unlimited"' }),
 };
 
-type Action = z.infer<typeof positionAction>;
-
-function actionBody(ctx: RouteContext, p: Action & { preparedAt: unknown }) {
-  const data: Action = {
-    positionId: p.positionId,
-    strategyHash: p.strategyHash,
-    chain: p.chain,
-    chainId: p.chainId,
-    wallet: p.wallet,
-    transactions: p.transactions.map((t) => ({
-      step: t.step,
-      purpose: t.purpose,
-      to: t.to,
-      value: t.value,
-      data: t.data,
-      description: t.description,
-    })),
-  };
-  return { body: readBody(ctx, data, { preparedAt: p.preparedAt, note: PREPARE_NOTE }) };
+/** As selected (rest/operations/PositionActionFields.graphql); the time goes to `meta`. */
+function actionBody(ctx: RouteContext, p: PositionActionFieldsFragment) {
+  const { preparedAt, ...data } = p;
+  return { body: readBody(ctx, data, { preparedAt, note: PREPARE_NOTE }) };
 }
 
 const example = (purpose: 'approve' | 'dock', to: string, data: string) => ({
@@ -98,7 +87,7 @@ export const positionActionRoutes: RestRoute[] = [
         { positionId, approval },
         ctx.graphql(),
       );
-      return actionBody(ctx, result.preparePositionApprovals as Action & { preparedAt: unknown });
+      return actionBody(ctx, result.preparePositionApprovals);
     },
   },
   {
@@ -135,7 +124,7 @@ export const positionActionRoutes: RestRoute[] = [
     async handle(ctx) {
       const positionId = parsePositionId(ctx.req.params.positionId);
       const result = await ctx.operations.run(PositionDockDocument, { positionId }, ctx.graphql());
-      return actionBody(ctx, result.preparePositionDock as Action & { preparedAt: unknown });
+      return actionBody(ctx, result.preparePositionDock);
     },
   },
 ];

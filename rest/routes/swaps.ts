@@ -3,7 +3,7 @@ import { parseJsonBody } from '../../lib/jsonBody.js';
 import { PREPARE_NOTE } from '../../resolvers/positions/index.js';
 import { PrepareSwapDocument } from '../generated/graphql.js';
 import { type RestRoute, readBody } from '../route.js';
-import { type preparedSwap, preparedSwapBody, swapRequest, swapRequestSchema } from '../schemas/swaps.js';
+import { preparedSwapBody, swapRequest, swapRequestSchema } from '../schemas/swaps.js';
 
 /** The body of POST /v1/swaps; the first problem is a 400 INVALID_PARAMETER naming its field. */
 export function parseSwapRequest(body: unknown): z.output<typeof swapRequestSchema> {
@@ -50,45 +50,10 @@ export const swapRoutes: RestRoute[] = [
     async handle(ctx) {
       const input = parseSwapRequest(ctx.req.body);
       const result = await ctx.operations.run(PrepareSwapDocument, { input }, ctx.graphql());
-      const s = result.prepareSwap;
-      const q = s.quote;
-      const fee = (f: typeof q.protocolFee) => ({
-        amount: f.amount,
-        fee1e9: f.fee1e9,
-        bps: f.bps,
-        percent: f.percent,
-      });
-      const token = (t: typeof q.tokenIn) => ({ symbol: t.symbol, address: t.address, decimals: t.decimals });
-      const data: z.infer<typeof preparedSwap> = {
-        chain: s.chain,
-        chainId: s.chainId,
-        wallet: s.wallet,
-        strategyHash: s.strategyHash,
-        direction: s.direction as z.infer<typeof preparedSwap>['direction'],
-        router: s.router,
-        transactions: s.transactions.map((t) => ({
-          step: t.step,
-          purpose: t.purpose as 'approve' | 'swap',
-          to: t.to,
-          value: t.value,
-          data: t.data,
-          description: t.description,
-        })),
-        quote: {
-          tokenIn: token(q.tokenIn),
-          tokenOut: token(q.tokenOut),
-          amountIn: q.amountIn,
-          amountOut: q.amountOut,
-          minAmountOut: q.minAmountOut,
-          slippageBps: q.slippageBps,
-          deadline: q.deadline,
-          protocolFee: fee(q.protocolFee),
-          makerFee: q.makerFee ? fee(q.makerFee) : null,
-          effectivePrice: q.effectivePrice,
-          blockNumber: Number(q.blockNumber),
-        },
-      };
-      return { body: readBody(ctx, data, { preparedAt: s.preparedAt, note: PREPARE_NOTE }) };
+      // As selected; the block number is a decimal string in the graph (a uint64), a number here.
+      const { preparedAt, ...swap } = result.prepareSwap;
+      const data = { ...swap, quote: { ...swap.quote, blockNumber: Number(swap.quote.blockNumber) } };
+      return { body: readBody(ctx, data, { preparedAt, note: PREPARE_NOTE }) };
     },
   },
 ];

@@ -1,7 +1,14 @@
 import { z } from 'zod';
 import { PROTOCOL_FEE_BPS } from '../../resolvers/positions/index.js';
 import { positionRequestSchema } from '../../resolvers/positions/request.js';
-import { address, baseUnits, component, dateTime, hash32, meta, readBody } from './common.js';
+import {
+  PositionActionFieldsFragmentDoc,
+  PositionStatusDocument,
+  PreparedTransactionFieldsFragmentDoc,
+  PreparePositionDocument,
+} from '../generated/graphql.js';
+import { fragmentSchema, operationSchema } from '../openapi/fromSelection.js';
+import { address, baseUnits, component, dateTime, meta, readBody } from './common.js';
 
 /**
  * POST /v1/positions (request SPEC §2.4: `positionRequestSchema`, the one the route parses with;
@@ -12,21 +19,10 @@ import { address, baseUnits, component, dateTime, hash32, meta, readBody } from 
 // default optional only inside a requestBody; as a component it would be demanded.
 export const positionRequest = positionRequestSchema;
 
+/** rest/operations/PreparedTransactionFields.graphql; SPEC keeps `description` optional. */
 export const preparedTransaction = component(
   'PreparedTransaction',
-  z
-    .object({
-      step: z.int().min(1).meta({ description: '1-based; execute in this order.' }),
-      purpose: z.enum(['approve', 'ship', 'swap', 'dock']),
-      to: address.meta({ description: 'Target contract.' }),
-      value: baseUnits.meta({ description: 'Native value in wei; almost always "0".' }),
-      data: z
-        .string()
-        .regex(/^0x[0-9a-fA-F]*$/)
-        .meta({ description: 'Calldata: the payload to sign.' }),
-      description: z.string().optional().meta({ description: 'Plain language, for a human approver.' }),
-    })
-    .meta({ description: 'One unsigned transaction for the wallet to sign and send, in step order.' }),
+  fragmentSchema(PreparedTransactionFieldsFragmentDoc, { optional: ['description'] }),
 );
 
 const feeBreakdown = component(
@@ -53,68 +49,33 @@ const feeBreakdown = component(
     }),
 );
 
-const positionToken = z.object({ symbol: z.string(), address, amount: baseUnits, decimals: z.int().min(0) });
-
+/**
+ * rest/operations/PreparePosition.graphql: the two times go to `meta`. SPEC §2.5 fixes the status and
+ * the fee's constants, and keeps the members after the identity optional; metadata is echoed only when
+ * given.
+ */
 export const preparedPosition = component(
   'PreparedPosition',
-  z
-    .object({
+  operationSchema(PreparePositionDocument, ['preparePosition'], {
+    omit: ['preparedAt', 'replayed'],
+    replace: {
       status: z.literal('prepared'),
-      chain: z.string(),
-      chainId: z.int().optional(),
-      wallet: address.meta({ description: 'The address that must sign, echoed back.' }),
-      strategyHash: hash32.meta({
-        description: "keccak256 of the order to be signed: the position's identity (its positionId).",
-      }),
       transactions: z.array(preparedTransaction).min(1),
       fee: feeBreakdown,
-      position: z
-        .object({
-          tokenA: positionToken.meta({ description: 'The token with the lower address.' }),
-          tokenB: positionToken,
-          impliedRate: z.number().nullable().meta({
-            description: 'amountA / amountB in whole tokens; a sanity check, not used in the order.',
-          }),
-          programBytes: z
-            .int()
-            .min(0)
-            .meta({ description: 'Size of the strategy program that carries the fee.' }),
-        })
-        .optional(),
-      preflight: z
-        .object({
-          status: z.enum(['ready', 'review']).meta({ description: '`review`: at least one check failed.' }),
-          checks: z.array(
-            z.object({
-              name: z.string().meta({
-                description:
-                  'wallet_valid, tokens_sorted, both_amounts_positive, fees_wiring; balance_a and balance_b with checkBalances.',
-              }),
-              ok: z.boolean(),
-              detail: z.string().nullable().optional(),
-            }),
-          ),
-          issues: z
-            .array(
-              z.object({
-                type: z.enum(['INSUFFICIENT_BALANCE', 'INSUFFICIENT_ALLOWANCE']),
-                expected: baseUnits,
-                actual: baseUnits,
-                spender: address.nullable(),
-                token: z.string(),
-              }),
-            )
-            .optional()
-            .meta({ description: 'Client-fixable problems the transactions alone do not solve.' }),
-        })
-        .optional(),
-      idempotent: z.boolean().optional().meta({ description: 'True when an Idempotency-Key was supplied.' }),
       metadata: z
         .record(z.string(), z.string())
         .optional()
         .meta({ description: 'The request metadata, echoed.' }),
-    })
-    .meta({ description: 'The ordered, UNSIGNED transactions that create a position.' }),
+    },
+    optional: [
+      'chainId',
+      'position',
+      'preflight',
+      'preflight.checks.detail',
+      'preflight.issues',
+      'idempotent',
+    ],
+  }),
 );
 
 export const prepareMeta = component(
@@ -129,13 +90,6 @@ export const prepareMeta = component(
 );
 
 export const preparedBody = component('PrepareResponse', readBody(preparedPosition, prepareMeta));
-
-const statusToken = z.object({
-  symbol: z.string().nullable(),
-  address,
-  amount: baseUnits,
-  decimals: z.int().min(0).nullable(),
-});
 
 const healthIssue = z
   .object({
@@ -181,38 +135,32 @@ export const positionHealth = component(
     }),
 );
 
+/**
+ * rest/operations/PositionStatus.graphql: the reading's time and the meaning of the timestamps go to
+ * `meta`. SPEC §2.6 keeps every member but the identity and the status optional.
+ */
 export const positionStatus = component(
   'PositionStatus',
-  z
-    .object({
-      positionId: hash32.meta({ description: 'Same value as strategyHash.' }),
-      strategyHash: hash32,
-      status: z.enum(['prepared', 'shipped', 'filled', 'docked']).meta({
-        description:
-          'prepared: nothing seen on chain yet; shipped: the strategy is in the live catalogue; filled: it has settled volume; docked: its maker closed it (a value added later: handle values you do not know).',
-      }),
-      chain: z.string().optional(),
-      chainId: z.int().optional(),
-      wallet: address.optional(),
-      tokenA: statusToken.optional(),
-      tokenB: statusToken.optional(),
-      makerFeeBps: z.int().min(0).nullable().optional(),
-      protocolFeeBps: z.int().min(0).optional(),
-      observedOnChain: z.boolean().optional(),
-      volumeUsd: z.number().nullable().optional(),
-      preparedAt: dateTime.optional(),
-      firstSeenOnChainAt: dateTime.nullable().optional(),
-      firstSeenFilledAt: dateTime.nullable().optional(),
-      firstSeenDockedAt: dateTime.nullable().optional().meta({
-        description: 'When the service first observed the position docked; null otherwise.',
-      }),
-      health: positionHealth.nullable().optional(),
-      signer: z.string().optional(),
-    })
-    .meta({
-      description:
-        'What the service has observed of a position the calling key prepared. `firstSeen*` record when the service observed a state, not when it happened.',
-    }),
+  operationSchema(PositionStatusDocument, ['position'], {
+    omit: ['checkedAt', 'timestampsMeaning'],
+    optional: [
+      'chain',
+      'chainId',
+      'wallet',
+      'tokenA',
+      'tokenB',
+      'makerFeeBps',
+      'protocolFeeBps',
+      'observedOnChain',
+      'volumeUsd',
+      'preparedAt',
+      'firstSeenOnChainAt',
+      'firstSeenFilledAt',
+      'firstSeenDockedAt',
+      'signer',
+    ],
+    replace: { health: positionHealth.nullable().optional() },
+  }),
 );
 
 export const statusMeta = component(
@@ -225,18 +173,13 @@ export const statusMeta = component(
 
 export const positionStatusBody = component('PositionStatusResponse', readBody(positionStatus, statusMeta));
 
+/** rest/operations/PositionActionFields.graphql: `preparedAt` goes to `meta`. */
 export const positionAction = component(
   'PositionAction',
-  z
-    .object({
-      positionId: hash32,
-      strategyHash: hash32,
-      chain: z.string(),
-      chainId: z.int(),
-      wallet: address.meta({ description: "The position's wallet: the one that must sign." }),
-      transactions: z.array(preparedTransaction),
-    })
-    .meta({ description: "Unsigned transactions for the position's wallet, in step order." }),
+  fragmentSchema(PositionActionFieldsFragmentDoc, {
+    omit: ['preparedAt'],
+    fragments: { PreparedTransactionFields: preparedTransaction },
+  }),
 );
 
 export const positionActionBody = component('PositionActionResponse', readBody(positionAction, prepareMeta));

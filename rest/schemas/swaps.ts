@@ -2,9 +2,11 @@ import { z } from 'zod';
 import { AMOUNT_PATTERN, WALLET_PATTERN } from '../../resolvers/positions/request.js';
 import { QUOTE_DIRECTIONS } from '../../resolvers/quote.js';
 import { SWAP_LIMITS } from '../../resolvers/swaps.js';
-import { address, baseUnits, component, hash32, readBody } from './common.js';
+import { PrepareSwapDocument } from '../generated/graphql.js';
+import { operationSchema } from '../openapi/fromSelection.js';
+import { component, readBody } from './common.js';
 import { preparedTransaction, prepareMeta } from './positions.js';
-import { quoteFee, quoteToken } from './quote.js';
+import { blockNumber, quoteFee, quoteToken } from './quote.js';
 
 /** POST /v1/swaps: the request the route parses with, and the prepared swap. */
 export const swapRequestSchema = z.strictObject({
@@ -54,35 +56,21 @@ export const swapRequestSchema = z.strictObject({
 
 export const swapRequest = component('SwapRequest', swapRequestSchema);
 
+/**
+ * rest/operations/PrepareSwap.graphql: `preparedAt` goes to `meta`. The graph answers the direction as
+ * text; the contract names its two values.
+ */
 export const preparedSwap = component(
   'PreparedSwap',
-  z
-    .object({
-      chain: z.string(),
-      chainId: z.int(),
-      wallet: address.meta({ description: 'The taker, echoed: the address that must sign.' }),
-      strategyHash: hash32,
+  operationSchema(PrepareSwapDocument, ['prepareSwap'], {
+    omit: ['preparedAt'],
+    replace: {
       direction: z.enum(QUOTE_DIRECTIONS),
-      router: address.meta({ description: 'The verified router: the spender of the approve step.' }),
       transactions: z.array(preparedTransaction).min(1),
-      quote: z.object({
-        tokenIn: quoteToken,
-        tokenOut: quoteToken,
-        amountIn: baseUnits,
-        amountOut: baseUnits.meta({ description: 'Simulated at blockNumber.' }),
-        minAmountOut: baseUnits.meta({ description: 'The threshold carried by the swap.' }),
-        slippageBps: z.int().min(0),
-        deadline: z.int().meta({ description: 'Unix seconds: the swap reverts after it.' }),
-        protocolFee: quoteFee,
-        makerFee: quoteFee.nullable(),
-        effectivePrice: z.number(),
-        blockNumber: z.int().min(0),
-      }),
-    })
-    .meta({
-      description:
-        "A taker's swap, UNSIGNED: `approve` (router as spender) only where the allowance is short, then `swap`.",
-    }),
+      'quote.blockNumber': blockNumber,
+    },
+    fragments: { QuoteTokenFields: quoteToken, QuoteFeeFields: quoteFee },
+  }),
 );
 
 export const preparedSwapBody = component('PrepareSwapResponse', readBody(preparedSwap, prepareMeta));

@@ -69,6 +69,19 @@ describe('a body derived from its operation', () => {
     expect(properties(strategyDetail).firstSeenAt).toMatchObject({ type: 'string', format: 'date-time' });
   });
 
+  it('publishes as optional what SPEC keeps optional, and as the graph says everything else', () => {
+    const document = parse('query { quote(hash: "0x", amount: "1") { strategyHash pair router } }');
+    const schema = operationSchema(document, ['quote'], { optional: ['pair'] });
+    // A client may rely on a required member only: one the graph always answers and SPEC does not hedge.
+    expect(json(schema).required).toEqual(['strategyHash', 'router']);
+    expect(properties(schema).pair).toMatchObject({ type: 'string', examples: ['USDC/USDT'] });
+    expect(() =>
+      schema.parse({ strategyHash: `0x${'ab'.repeat(32)}`, router: `0x${'cd'.repeat(20)}` }),
+    ).not.toThrow();
+    // The value formats of the quote's fields: an address is refused when it is not one.
+    expect(() => schema.parse({ strategyHash: `0x${'ab'.repeat(32)}`, router: 'base' })).toThrow();
+  });
+
   it('refuses a selection the schema does not have, instead of publishing a guess', () => {
     expect(() => operationSchema(parse('query { strategy(hash: "0x") { nope } }'), ['strategy'])).toThrow(
       /has no field nope/,
