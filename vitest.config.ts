@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import LongestFirst from './test/setup/sequencer.js';
 
 /**
  * Files that measure the box itself: a bound relative to a control taken in the same test, a p99, a
@@ -35,6 +36,8 @@ export default defineConfig({
   test: {
     globalSetup: ['./test/setup/seed.ts', './test/setup/devnet.ts'],
     pool: 'forks',
+    // The longest files first, also on a fresh clone (test/setup/sequencer.ts).
+    sequence: { sequencer: LongestFirst },
     // Hang guards, not bounds: under three files at a time and a busy core the longest tests (the fuzz
     // run, 20 rounds of state kills, a restart under -9) took up to 30 s, which the old 30 s guard cut.
     testTimeout: 120_000,
