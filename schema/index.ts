@@ -4,6 +4,7 @@ import './chain.js';
 import './health.js';
 import './maker.js';
 import './pilot.js';
+import './preparedPosition.js';
 import './position.js';
 import './program.js';
 import './positionList.js';

@@ -4,7 +4,7 @@ import {
   type SwapQuote as SwapQuoteShape,
 } from '../resolvers/swaps.js';
 import { builder } from './builder.js';
-import { PreparedTransaction } from './position.js';
+import { PreparedTransaction } from './preparedPosition.js';
 import { QuoteDirection, QuoteFeeRef, QuoteToken } from './quote.js';
 import { as } from './valueFormats.js';
 
