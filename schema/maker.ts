@@ -12,6 +12,7 @@ import {
 import { builder } from './builder.js';
 import { connectionOf, relayArgs } from './connection.js';
 import { Strategy, StrategyStatus } from './strategy.js';
+import { as } from './valueFormats.js';
 
 const MakerSort = builder.enumType('MakerSort', {
   description: 'How the makers list is ordered, highest first.',
@@ -24,7 +25,10 @@ const MakerSort = builder.enumType('MakerSort', {
 const TokenBalance = builder.objectRef<TokenValue>('MakerTokenBalance').implement({
   description: "One token of a maker's live virtual balances, summed over its open strategies.",
   fields: (t) => ({
-    address: t.exposeString('address', { description: 'Token contract address (lower case).' }),
+    address: t.exposeString('address', {
+      description: 'Token contract address (lower case).',
+      extensions: as('address'),
+    }),
     symbol: t.string({
       nullable: true,
       description: 'Token symbol; null when unknown.',
@@ -33,10 +37,17 @@ const TokenBalance = builder.objectRef<TokenValue>('MakerTokenBalance').implemen
     decimals: t.int({
       nullable: true,
       description: 'Token decimals; null when unknown.',
+      extensions: as('count'),
       resolve: (b) => b.decimals,
     }),
-    amount: t.exposeString('amount', { description: 'Base units, as an integer string.' }),
-    usd: t.exposeFloat('usd', { description: 'Value at the configured USD price (0 without a price).' }),
+    amount: t.exposeString('amount', {
+      description: 'Base units, as an integer string.',
+      extensions: as('baseUnits'),
+    }),
+    usd: t.exposeFloat('usd', {
+      description: 'Value at the configured USD price (0 without a price).',
+      extensions: as('usd'),
+    }),
   }),
 });
 
@@ -44,7 +55,7 @@ const MakerTvl = builder.objectRef<MakerTvlView>('MakerTvl').implement({
   description:
     "A maker's total value locked: the live virtual balances of its open strategies (as indexed, so as fresh as the indexer) times the configured USD prices (TOKEN_PRICES_USD).",
   fields: (t) => ({
-    usd: t.exposeFloat('usd', { description: 'Sum of the tokens, USD.' }),
+    usd: t.exposeFloat('usd', { description: 'Sum of the tokens, USD.', extensions: as('usd') }),
     tokens: t.field({ type: [TokenBalance], description: 'Per token.', resolve: (v) => v.tokens }),
   }),
 });
@@ -52,10 +63,17 @@ const MakerTvl = builder.objectRef<MakerTvlView>('MakerTvl').implement({
 const MakerPositions = builder.objectRef<MakerRow>('MakerPositions').implement({
   description: "Counts of a maker's strategies on the chain.",
   fields: (t) => ({
-    open: t.exposeInt('open_strategies', { description: 'Open (shipped, not docked) strategies.' }),
-    docked: t.exposeInt('docked_strategies', { description: 'Strategies the maker docked.' }),
+    open: t.exposeInt('open_strategies', {
+      description: 'Open (shipped, not docked) strategies.',
+      extensions: as('count'),
+    }),
+    docked: t.exposeInt('docked_strategies', {
+      description: 'Strategies the maker docked.',
+      extensions: as('count'),
+    }),
     total: t.int({
       description: 'Open and docked.',
+      extensions: as('count'),
       resolve: (m) => m.open_strategies + m.docked_strategies,
     }),
   }),
@@ -98,7 +116,10 @@ const StrategyConnection = connectionOf('MakerStrategy', Strategy, { one: 'strat
 export const Maker = builder.objectRef<MakerRow>('Maker').implement({
   description: 'A maker (the address that ships strategies) on one chain: positions, TVL, volume and fees.',
   fields: (t) => ({
-    address: t.exposeString('maker', { description: 'The maker address (lower case).' }),
+    address: t.exposeString('maker', {
+      description: 'The maker address (lower case).',
+      extensions: as('address'),
+    }),
     chain: t.exposeString('chain_key', { description: 'Chain key.' }),
     chainId: t.int({
       description: 'EVM chain id.',

@@ -5,14 +5,13 @@ import {
   volumeSeries,
 } from '../resolvers/series.js';
 import { builder } from './builder.js';
+import { enumOf } from './enums.js';
 import { Strategy } from './strategy.js';
+import { as } from './valueFormats.js';
 
-export const Granularity = builder.enumType('Granularity', {
-  description: 'Width of the buckets of a time series (UTC).',
-  values: {
-    HOUR: { value: 'hour', description: 'One bucket per UTC hour.' },
-    DAY: { value: 'day', description: 'One bucket per UTC day.' },
-  } as const,
+export const Granularity = enumOf('Granularity', 'Width of the buckets of a time series (UTC).', {
+  hour: 'One bucket per UTC hour.',
+  day: 'One bucket per UTC day.',
 });
 
 const VolumeBucket = builder.objectRef<BucketView>('VolumeBucket').implement({
@@ -24,12 +23,22 @@ const VolumeBucket = builder.objectRef<BucketView>('VolumeBucket').implement({
       description: 'Start of the bucket (inclusive).',
       resolve: (b) => b.start,
     }),
-    volumeUsd: t.exposeFloat('volumeUsd', { description: 'Settled volume, USD.' }),
-    swapCount: t.exposeInt('swapCount', { description: 'Swaps settled in the bucket.' }),
-    makerFeesUsd: t.exposeFloat('makerFeesUsd', { description: "Earned by makers' own fees, USD." }),
-    protocolFeesUsd: t.exposeFloat('protocolFeesUsd', { description: 'Protocol fees paid, USD.' }),
+    volumeUsd: t.exposeFloat('volumeUsd', { description: 'Settled volume, USD.', extensions: as('usd') }),
+    swapCount: t.exposeInt('swapCount', {
+      description: 'Swaps settled in the bucket.',
+      extensions: as('count'),
+    }),
+    makerFeesUsd: t.exposeFloat('makerFeesUsd', {
+      description: "Earned by makers' own fees, USD.",
+      extensions: as('usd'),
+    }),
+    protocolFeesUsd: t.exposeFloat('protocolFeesUsd', {
+      description: 'Protocol fees paid, USD.',
+      extensions: as('usd'),
+    }),
     feesUsd: t.float({
       description: 'makerFeesUsd + protocolFeesUsd.',
+      extensions: as('usd'),
       resolve: (b) => Math.round((b.makerFeesUsd + b.protocolFeesUsd) * 100) / 100,
     }),
   }),

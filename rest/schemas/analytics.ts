@@ -1,6 +1,8 @@
 import { z } from 'zod';
+import { MakerDocument, StrategyActivityDocument } from '../generated/graphql.js';
+import { operationSchema } from '../openapi/fromSelection.js';
 import { strategy, strategyDetail } from './catalogue.js';
-import { address, baseUnits, component, count, dateTime, hash32, meta, usd } from './common.js';
+import { component, count, dateTime, meta, usd } from './common.js';
 
 /**
  * Bodies of the analytics read paths (rest/routes/analytics.ts): GET /api/makers/{address} and
@@ -18,88 +20,61 @@ const volumeWindow = activityTotals.extend({
   since: dateTime.meta({ description: 'Start of the window: a whole UTC hour.' }),
 });
 
+/**
+ * rest/operations/Maker.graphql. The route reshapes two members: the four activity windows become
+ * `volume` (d1, d7, d30, lifetime), and the strategy connection a page of strategies with its cursor.
+ */
 export const maker = component(
   'Maker',
-  z
-    .object({
-      address,
-      chain: z.string(),
-      chainId: z.int(),
-      positions: z.object({
-        open: count.meta({ description: 'Open (shipped, not docked) strategies.' }),
-        docked: count,
-        total: count,
-      }),
-      tvl: z
-        .object({
-          usd,
-          tokens: z.array(
-            z.object({
-              address,
-              symbol: z.string().nullable(),
-              decimals: z.int().min(0).nullable(),
-              amount: baseUnits,
-              usd,
-            }),
-          ),
-        })
-        .meta({
-          description:
-            'Total value locked: the live virtual balances of the open strategies (as indexed) at the configured USD prices.',
+  operationSchema(MakerDocument, ['maker'], {
+    omit: ['activity', 'strategies'],
+    after: {
+      tvl: {
+        volume: z
+          .object({ d1: volumeWindow, d7: volumeWindow, d30: volumeWindow, lifetime: activityTotals })
+          .meta({
+            description:
+              'Volume and fees over 1, 7 and 30 days (the current UTC hour and the hours before it, as /api/stats) and over the lifetime. Fees: USD volume × the fee rates of each strategy’s program.',
+          }),
+      },
+      lastSwapAt: {
+        strategies: z
+          .array(strategy)
+          .meta({ description: "A page of the maker's strategies, newest shipped first." }),
+        page: z.object({
+          limit: z.int().min(1),
+          nextCursor: z.string().nullable().meta({
+            description: 'Pass as `cursor` for the next page of strategies; null on the last page.',
+          }),
         }),
-      volume: z
-        .object({ d1: volumeWindow, d7: volumeWindow, d30: volumeWindow, lifetime: activityTotals })
-        .meta({
-          description:
-            'Volume and fees over 1, 7 and 30 days (the current UTC hour and the hours before it, as /api/stats) and over the lifetime. Fees: USD volume × the fee rates of each strategy’s program.',
-        }),
-      lastSwapAt: dateTime.nullable(),
-      strategies: z
-        .array(strategy)
-        .meta({ description: "A page of the maker's strategies, newest shipped first." }),
-      page: z.object({
-        limit: z.int().min(1),
-        nextCursor: z.string().nullable().meta({
-          description: 'Pass as `cursor` for the next page of strategies; null on the last page.',
-        }),
-      }),
-    })
-    .meta({ description: 'A maker on one chain: positions, TVL, volume and fees.' }),
-);
-
-export const volumeBucket = component(
-  'VolumeBucket',
-  z.object({
-    start: dateTime.meta({ description: 'Start of the bucket (inclusive), UTC.' }),
-    volumeUsd: usd,
-    swapCount: count,
-    makerFeesUsd: usd,
-    protocolFeesUsd: usd,
-    feesUsd: usd.meta({ description: 'makerFeesUsd + protocolFeesUsd.' }),
+      },
+    },
   }),
 );
 
+/** rest/operations/StrategyActivity.graphql: one bucket of the series. */
+export const volumeBucket = component(
+  'VolumeBucket',
+  operationSchema(StrategyActivityDocument, ['strategy', 'activity', 'buckets']),
+);
+
+/**
+ * rest/operations/StrategyActivity.graphql, nested by the route: the strategy's own fields, its series,
+ * its latest swaps.
+ */
 export const strategyActivity = component(
   'StrategyActivity',
   z
     .object({
-      strategy: z.object({
-        hash: hash32,
-        chain: z.string(),
-        pair: z.string().nullable(),
-        maker: address,
-        status: z.enum(['active', 'docked']),
-        volumeUsd: usd,
-        swapCount: count,
-        lastSwapAt: dateTime.nullable(),
+      strategy: operationSchema(StrategyActivityDocument, ['strategy'], {
+        omit: ['activity', 'recentSwaps'],
       }),
-      series: z.object({
-        granularity: z.enum(['hour', 'day']),
-        from: dateTime.meta({ description: 'Start of the first bucket.' }),
-        to: dateTime.meta({ description: 'End of the last bucket (exclusive).' }),
-        buckets: z
-          .array(volumeBucket)
-          .meta({ description: 'Every bucket of the range, oldest first; empty ones as zeros.' }),
+      series: operationSchema(StrategyActivityDocument, ['strategy', 'activity'], {
+        replace: {
+          buckets: z
+            .array(volumeBucket)
+            .meta({ description: 'Every bucket of the range, oldest first; empty ones as zeros.' }),
+        },
       }),
       recentSwaps: strategyDetail.shape.recentSwaps,
     })
