@@ -8,7 +8,7 @@ import {
   toHex,
 } from 'viem';
 import { erc20Abi } from '../chain/abi.js';
-import { presetOf } from '../chain/presets.js';
+import { presetOf } from '../lib/chainPresets.js';
 import { artifacts } from './artifacts.js';
 import { type DevnetChainSpec, type DevnetRoles, PILOT_SYMBOLS } from './chains.js';
 import { units } from './strategies.js';

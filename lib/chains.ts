@@ -1,11 +1,10 @@
 /**
  * The chains the service serves: the validated shape of one chain (ChainConfig) and CHAINS_FILE, whose
- * entries lie over the presets of chain/presets.ts (an entry may give only its RPC URLs and fee receiver).
+ * entries lie over the presets of lib/chainPresets.ts (an entry may give only its RPC URLs and fee receiver).
  */
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-// Above lib, said once: the served chains are the presets' data under the chains file's overrides.
-import { CHAIN_PRESETS, presetOf } from '../chain/presets.js';
+import { CHAIN_PRESETS, presetOf } from './chainPresets.js';
 
 const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte address');
 

@@ -14,10 +14,10 @@ import {
   createChainClients,
 } from '../../chain/clients.js';
 import { decodeStrategy, isPlainAquaOrder } from '../../chain/order.js';
-import { DEPLOYED_AQUA, DEPLOYED_ROUTER, presetOf } from '../../chain/presets.js';
 import { ChainRegistry } from '../../chain/registry.js';
 import type { Devnet } from '../../devnet/devnet.js';
 import { spawnDevnet } from '../../devnet/process.js';
+import { DEPLOYED_AQUA, DEPLOYED_ROUTER, presetOf } from '../../lib/chainPresets.js';
 import { type ChainConfig, readChainsFile } from '../../lib/chains.js';
 import { ApiError } from '../../lib/errors.js';
 import { Metrics } from '../../lib/metrics.js';

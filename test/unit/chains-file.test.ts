@@ -4,7 +4,7 @@ import path from 'node:path';
 import { HttpRequestError, RpcRequestError, TimeoutError } from 'viem';
 import { afterAll, describe, expect, it } from 'vitest';
 import { backoffReasonOf, redactRpcUrl, redactUrls, wellFormed } from '../../chain/endpoints.js';
-import { DEPLOYED_AQUA, DEPLOYED_ROUTER } from '../../chain/presets.js';
+import { DEPLOYED_AQUA, DEPLOYED_ROUTER } from '../../lib/chainPresets.js';
 import { chainConfigSchema, chainEntrySchema, readChainsFile } from '../../lib/chains.js';
 import { loadConfig } from '../../lib/config.js';
 

@@ -4,7 +4,7 @@
  */
 import { arc, base, baseSepolia } from 'viem/chains';
 import { describe, expect, it } from 'vitest';
-import { CHAIN_PRESETS, VIEM_CHAIN_FACTS } from '../../chain/presets.js';
+import { CHAIN_PRESETS, VIEM_CHAIN_FACTS } from '../../lib/chainPresets.js';
 
 describe('chain presets', () => {
   it.each([

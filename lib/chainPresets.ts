@@ -1,9 +1,9 @@
 /**
  * Known deployments per chain key, so a chains file entry may be only `{ "key": "base", "rpcUrls": [...] }`.
- * Every field here can be overridden by the entry. Sources: Aqua and router from PROTOCOL.md (the same
- * addresses on every chain where 1inch deployed them), chain ids and Multicall3 as viem's chain definitions
- * give them (VIEM_CHAIN_FACTS; test/unit/presets.test.ts checks them against viem/chains), tokens from
- * their issuers' lists (Circle for USDC, the Superchain token list for Base's USDT).
+ * Every field here can be overridden by the entry. Sources: Aqua and router as 1inch publishes them
+ * (the same addresses on every chain where 1inch deployed them), chain ids and Multicall3 as viem's
+ * chain definitions give them (VIEM_CHAIN_FACTS; test/unit/presets.test.ts checks them against
+ * viem/chains), tokens from their issuers' lists (Circle for USDC, the Superchain token list for Base's USDT).
  *
  * What is not known for sure is left out, never guessed: no Aqua deployment block (the indexer then
  * starts from block 0 unless `startBlock` is given), no USDT on Arc or Base Sepolia, no EURC, and no
