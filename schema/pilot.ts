@@ -9,6 +9,7 @@ import {
 } from '../resolvers/pilot.js';
 import { builder } from './builder.js';
 import { PilotStrategyStatus } from './enums.js';
+import { as } from './valueFormats.js';
 
 /** The test-network demo (SPEC §4.7, §4.8): the pilot and the balances look-up. */
 
@@ -19,16 +20,27 @@ const DemoTokenAmount = builder.objectRef<TokenAmountValue>('DemoTokenAmount').i
     address: t.exposeString('address', {
       nullable: true,
       description: 'Token contract address, checksummed; null for the native currency.',
+      extensions: as('address'),
     }),
-    decimals: t.exposeInt('decimals', { nullable: true, description: 'Decimals; null when unknown.' }),
-    amount: t.exposeString('amount', { description: 'Integer string in base units.' }),
+    decimals: t.exposeInt('decimals', {
+      nullable: true,
+      description: 'Decimals; null when unknown.',
+      extensions: as('count'),
+    }),
+    amount: t.exposeString('amount', {
+      description: 'Integer string in base units.',
+      extensions: as('baseUnits'),
+    }),
   }),
 });
 
 const PilotWallet = builder.objectRef<PilotWalletView>('PilotWallet').implement({
   description: 'A demo wallet of the pilot with its live balances.',
   fields: (t) => ({
-    address: t.exposeString('address', { description: 'Wallet address, checksummed.' }),
+    address: t.exposeString('address', {
+      description: 'Wallet address, checksummed.',
+      extensions: as('address'),
+    }),
     balances: t.field({
       type: [DemoTokenAmount],
       resolve: (w) => w.balances,
@@ -61,9 +73,15 @@ const PilotWallets = builder.objectRef<PilotView['wallets']>('PilotWallets').imp
 const PilotStrategy = builder.objectRef<PilotStrategyView>('PilotStrategy').implement({
   description: "The pilot's configured strategy, as Aqua holds it now.",
   fields: (t) => ({
-    hash: t.exposeString('hash', { description: 'The strategy hash.' }),
-    maker: t.exposeString('maker', { description: 'The maker address, checksummed.' }),
-    app: t.exposeString('app', { description: 'The router the strategy is shipped to.' }),
+    hash: t.exposeString('hash', { description: 'The strategy hash.', extensions: as('hash32') }),
+    maker: t.exposeString('maker', {
+      description: 'The maker address, checksummed.',
+      extensions: as('address'),
+    }),
+    app: t.exposeString('app', {
+      description: 'The router the strategy is shipped to.',
+      extensions: as('address'),
+    }),
     status: t.expose('status', { type: PilotStrategyStatus, description: "The strategy's state on chain." }),
     tokens: t.field({
       type: [DemoTokenAmount],
@@ -76,16 +94,28 @@ const PilotStrategy = builder.objectRef<PilotStrategyView>('PilotStrategy').impl
 const PilotSwap = builder.objectRef<PilotSwapView>('PilotSwap').implement({
   description: 'One swap against the pilot strategy.',
   fields: (t) => ({
-    transactionHash: t.exposeString('transactionHash', { description: 'The transaction that swapped.' }),
-    blockNumber: t.exposeString('blockNumber', { description: 'Its block, as a decimal string.' }),
-    logIndex: t.exposeInt('logIndex', { description: 'Index of the swap log in the block.' }),
+    transactionHash: t.exposeString('transactionHash', {
+      description: 'The transaction that swapped.',
+      extensions: as('hash32'),
+    }),
+    blockNumber: t.exposeString('blockNumber', {
+      description: 'Its block, as a decimal string.',
+      extensions: as('decimal'),
+    }),
+    logIndex: t.exposeInt('logIndex', {
+      description: 'Index of the swap log in the block.',
+      extensions: as('count'),
+    }),
     timestamp: t.field({
       type: 'DateTime',
       nullable: true,
       resolve: (s) => s.timestamp,
       description: 'Time of the block; null when the node did not give it.',
     }),
-    taker: t.exposeString('taker', { description: 'Who swapped, checksummed.' }),
+    taker: t.exposeString('taker', {
+      description: 'Who swapped, checksummed.',
+      extensions: as('address'),
+    }),
     tokenIn: t.field({
       type: DemoTokenAmount,
       resolve: (s) => s.tokenIn,
@@ -102,12 +132,19 @@ const PilotSwap = builder.objectRef<PilotSwapView>('PilotSwap').implement({
 const PilotSwaps = builder.objectRef<PilotView['swaps']>('PilotSwaps').implement({
   description: 'Swaps of the pilot strategy in the recent block window (PILOT_BLOCK_WINDOW).',
   fields: (t) => ({
-    fromBlock: t.exposeString('fromBlock', { description: 'First block of the window, decimal string.' }),
+    fromBlock: t.exposeString('fromBlock', {
+      description: 'First block of the window, decimal string.',
+      extensions: as('decimal'),
+    }),
     toBlock: t.exposeString('toBlock', {
       description: 'Last block of the window (the latest), decimal string.',
+      extensions: as('decimal'),
     }),
-    blockWindow: t.exposeInt('blockWindow', { description: 'Blocks in the window (PILOT_BLOCK_WINDOW).' }),
-    count: t.exposeInt('count', { description: 'Swaps in the whole window.' }),
+    blockWindow: t.exposeInt('blockWindow', {
+      description: 'Blocks in the window (PILOT_BLOCK_WINDOW).',
+      extensions: as('positive'),
+    }),
+    count: t.exposeInt('count', { description: 'Swaps in the whole window.', extensions: as('count') }),
     volume: t.field({
       type: [DemoTokenAmount],
       resolve: (s) => s.volume,
@@ -139,7 +176,10 @@ const Pilot = builder.objectRef<PilotView>('Pilot').implement({
     chain: t.exposeString('chain', { description: 'Chain key of the test network.' }),
     chainId: t.exposeInt('chainId', { description: 'EVM chain id.' }),
     name: t.exposeString('name', { description: 'Human-readable chain name.' }),
-    blockNumber: t.exposeString('blockNumber', { description: 'The latest block read, decimal string.' }),
+    blockNumber: t.exposeString('blockNumber', {
+      description: 'The latest block read, decimal string.',
+      extensions: as('decimal'),
+    }),
     observedAt: t.field({
       type: 'DateTime',
       resolve: (p) => p.observedAt,
@@ -166,7 +206,10 @@ const DemoAccountBalances = builder
   .implement({
     description: 'The balances of one address asked for.',
     fields: (t) => ({
-      address: t.exposeString('address', { description: 'The address, checksummed.' }),
+      address: t.exposeString('address', {
+        description: 'The address, checksummed.',
+        extensions: as('address'),
+      }),
       native: t.field({ type: DemoTokenAmount, resolve: (a) => a.native, description: 'Native balance.' }),
       tokens: t.field({
         type: [DemoTokenAmount],

@@ -21,30 +21,43 @@ const HealthToken = builder.objectRef<HealthTokenShape>('PositionHealthToken').i
   description:
     'One token of a position: what the wallet holds and allows against what its strategies need, base units.',
   fields: (t) => ({
-    address: t.exposeString('address', { description: 'Token contract address, checksummed.' }),
+    address: t.exposeString('address', {
+      description: 'Token contract address, checksummed.',
+      extensions: as('address'),
+    }),
     symbol: t.exposeString('symbol', { nullable: true, description: 'Token symbol; null when not listed.' }),
-    allowance: t.exposeString('allowance', { description: "The wallet's allowance to Aqua." }),
-    balance: t.exposeString('balance', { description: "The wallet's balance." }),
+    allowance: t.exposeString('allowance', {
+      description: "The wallet's allowance to Aqua.",
+      extensions: as('baseUnits'),
+    }),
+    balance: t.exposeString('balance', { description: "The wallet's balance.", extensions: as('baseUnits') }),
     required: t.exposeString('required', {
       description: "Sum of the token's live virtual balances over the wallet's active strategies.",
+      extensions: as('baseUnits'),
     }),
     requiredByPosition: t.exposeString('requiredByPosition', {
       description: "This position's own live virtual balance of the token.",
+      extensions: as('baseUnits'),
     }),
   }),
 });
 
 const PositionHealth = builder.objectRef<PositionHealthShape>('PositionHealth').implement({
   description:
-    "Live coverage of a shipped position: STALLED (the wallet covers less than this strategy's own virtual balance of a token: a swap drawing on it reverts now), AT_RISK (this strategy is covered, not all of the wallet's), OK.",
+    'Live coverage of a shipped position (read from the chain at each call, one multicall). Null before it is seen on chain, once docked, and while its chain cannot be read (the rest of the status is still answered).',
   fields: (t) => ({
     status: t.expose('status', {
       type: PositionHealthStatus,
-      description: 'OK, AT_RISK or STALLED (see the type).',
+      description:
+        "Whether the wallet's allowance to Aqua and balance reach, for both tokens, the sum of the live virtual balances of all its active strategies on the chain (ok); only this position's own virtual balances (at_risk: fills of the wallet's other positions use up the same allowance, after which this one stalls); or not even those (stalled: a swap drawing on the uncovered part reverts now, SafeTransferFromFailed, although a quote succeeds). POST /v1/positions/{positionId}/approvals prepares the fix.",
     }),
-    spender: t.exposeString('spender', { description: 'The address the allowances are to (Aqua).' }),
+    spender: t.exposeString('spender', {
+      description: 'Aqua: the spender every position of the wallet draws on.',
+      extensions: as('address'),
+    }),
     strategies: t.exposeInt('strategies', {
-      description: 'Active strategies of the wallet on this chain that hold one of the two tokens.',
+      description: "Active strategies of the wallet on this chain holding one of the position's tokens.",
+      extensions: as('count'),
     }),
     tokens: t.field({
       type: [HealthToken],
@@ -54,7 +67,8 @@ const PositionHealth = builder.objectRef<PositionHealthShape>('PositionHealth').
     issues: t.field({
       type: [WalletIssue],
       resolve: (h) => h.issues,
-      description: 'Shortfalls of the wallet; empty when status is OK.',
+      description:
+        'Shortfalls of the wallet, in the shape of the items of the error envelope issues[]; empty when status is ok.',
     }),
   }),
 });

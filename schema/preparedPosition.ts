@@ -6,6 +6,7 @@ import {
   type FeeBreakdown,
   type HealthIssue as HealthIssueShape,
   type PositionToken as PositionTokenShape,
+  PROTOCOL_FEE_BPS,
   type PreflightCheck as PreflightCheckShape,
   type PreflightIssue as PreflightIssueShape,
   type PreparedPosition as PreparedPositionShape,
@@ -14,7 +15,7 @@ import {
 } from '../resolvers/positions/index.js';
 import { builder } from './builder.js';
 import { enumOf, PositionState, PreflightStatus, StepPurpose, WalletIssueType } from './enums.js';
-import { as } from './valueFormats.js';
+import { as, fixed } from './valueFormats.js';
 
 const DepositInput = builder.inputType('DepositInput', {
   description: 'One of the two tokens a new position deposits, with its amount.',
@@ -87,28 +88,35 @@ export const PreparedTransaction = builder
   });
 
 const FeeBreakdownRef = builder.objectRef<FeeBreakdown>('FeeBreakdown').implement({
-  description: 'The fees embedded in the signed order data (SPEC §2.5).',
+  description:
+    'The fees embedded in the signed order data; the protocol fee is not a separate transfer and no parameter removes it.',
   fields: (t) => ({
     protocolFeeBps: t.exposeInt('protocolFeeBps', {
-      description: 'The protocol fee on the 1e7 scale (5000 = 0.05%), charged on every swap input.',
+      description: 'Fixed: 5000 on the 1e7 scale (0.05%), charged on every swap input.',
+      extensions: fixed(PROTOCOL_FEE_BPS),
     }),
     protocolFeePercent: t.exposeString('protocolFeePercent', {
       description: 'The protocol fee as exact percentage text ("0.05").',
+      extensions: fixed('0.05'),
     }),
     makerFeeBps: t.exposeInt('makerFeeBps', {
-      description: "The maker's own fee on the 1e7 scale (0..2000000); it stays in the position.",
+      description:
+        "The maker's own fee on the 1e7 scale (0..2000000), as supplied by the caller; it stays in the position.",
+      extensions: as('count'),
     }),
     makerFeePercent: t.exposeString('makerFeePercent', {
       description: 'The maker fee as exact percentage text ("0.3"; "0" when none).',
     }),
     totalFeePercent: t.exposeString('totalFeePercent', {
-      description: 'Protocol and maker fee together, as exact percentage text.',
+      description: 'Protocol plus maker fee, as exact percentage text.',
     }),
     embeddedIn: t.exposeString('embeddedIn', {
-      description: 'Where the fees live: always `signed_order_data` (instructions of the signed order).',
+      description: 'Where the fees live: always in the signed order data (instructions of the signed order).',
+      extensions: fixed('signed_order_data'),
     }),
     removable: t.exposeBoolean('removable', {
       description: 'Always false: no parameter removes the protocol fee from the order.',
+      extensions: fixed(false),
     }),
     explanation: t.exposeString('explanation', { description: 'The fees in plain words, for the signer.' }),
   }),
@@ -247,6 +255,7 @@ const PreparedPosition = builder.objectRef<PreparedPositionShape>('PreparedPosit
       nullable: true,
       resolve: (p) => p.metadata,
       description: 'The map of strings given with the request, echoed back; null when none.',
+      extensions: as('stringMap'),
     }),
     preparedAt: t.field({
       type: 'DateTime',

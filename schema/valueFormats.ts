@@ -27,6 +27,8 @@ export const VALUE_FORMATS = [
   'webhookId',
   /** A webhook delivery's id: `msg_` and 32 hex digits. */
   'deliveryId',
+  /** A JSON object of string values (caller metadata). */
+  'stringMap',
 ] as const;
 export type ValueFormat = (typeof VALUE_FORMATS)[number];
 
@@ -35,9 +37,16 @@ export type ValueExtensions = {
   format?: ValueFormat;
   /** Example values for the documents. */
   examples?: readonly unknown[];
+  /** The one value the field ever has (a constant the contract fixes). */
+  constant?: string | number | boolean;
 };
 
 /** The `extensions` of a field whose values have `format` (and, for the documents, these examples). */
 export function as(format: ValueFormat | null, examples?: readonly unknown[]): ValueExtensions {
   return { ...(format ? { format } : {}), ...(examples ? { examples } : {}) };
+}
+
+/** The `extensions` of a field that always answers `value` (published as a constant). */
+export function fixed(value: string | number | boolean): ValueExtensions {
+  return { constant: value };
 }

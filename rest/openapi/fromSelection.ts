@@ -50,6 +50,7 @@ const ATOMS: Record<ValueFormat, () => z.ZodType> = {
   nonNegative: () => z.number().min(0),
   webhookId: () => webhookIdValue,
   deliveryId: () => deliveryIdValue,
+  stringMap: () => z.record(z.string(), z.string()),
 };
 
 export interface SelectionOptions {
@@ -245,7 +246,10 @@ function namedSchema(
     return z.enum(values as [string, ...string[]]);
   }
   if (isScalarType(type)) {
-    let out = scalarSchema(type.name, extensions.format);
+    let out =
+      extensions.constant === undefined
+        ? scalarSchema(type.name, extensions.format)
+        : z.literal(extensions.constant);
     if (extensions.examples) out = out.meta({ examples: [...extensions.examples] });
     return out;
   }

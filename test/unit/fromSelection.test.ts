@@ -82,6 +82,19 @@ describe('a body derived from its operation', () => {
     expect(() => schema.parse({ strategyHash: `0x${'ab'.repeat(32)}`, router: 'base' })).toThrow();
   });
 
+  it('publishes a value the contract fixes as a constant, and a client is held to it', () => {
+    const document = parse(
+      'mutation { preparePosition(input: { chain: "", wallet: "", deposits: [] }) { fee { protocolFeeBps removable makerFeeBps } } }',
+    );
+    const fee = operationSchema(document, ['preparePosition', 'fee']);
+    expect(properties(fee).protocolFeeBps).toMatchObject({ const: 5000 });
+    expect(properties(fee).removable).toMatchObject({ const: false });
+    expect(() => fee.parse({ protocolFeeBps: 5000, removable: false, makerFeeBps: 30 })).not.toThrow();
+    // A body claiming another protocol fee, or a removable one, is not the documented body.
+    expect(() => fee.parse({ protocolFeeBps: 0, removable: false, makerFeeBps: 30 })).toThrow();
+    expect(() => fee.parse({ protocolFeeBps: 5000, removable: true, makerFeeBps: 30 })).toThrow();
+  });
+
   it('refuses a selection the schema does not have, instead of publishing a guess', () => {
     expect(() => operationSchema(parse('query { strategy(hash: "0x") { nope } }'), ['strategy'])).toThrow(
       /has no field nope/,
