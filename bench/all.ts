@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: the one bench command (issue 10). Starts the service itself (`main.ts`, a process of
+ * `npm run bench`: the one bench command. Starts the service itself (`main.ts`, a process of
  * its own) against the machine's real Postgres (a fresh database on 127.0.0.1:5432) and Redis
  * (127.0.0.1:6379, a prefix of this run), over a devnet of its own (three anvil chains, seeded; the
  * embedded indexer fills the catalogue; 20 stored strategies per (chain, pair) make full pages of 20),
@@ -16,11 +16,11 @@
  * USDC/USDT strategy on base; docks prepare the dock of one position of the key, shipped by a maker
  * wallet before the run (bench/writeSetup.ts, shared with bench:swap). Rounds are interleaved
  * (express, node:http, gateway); the median of each figure is reported, and `× express` is the median
- * of the per-round ratios (bench/allReport.ts). Targets (issue 22; MET /
+ * of the per-round ratios (bench/allReport.ts). Targets (MET /
  * MISSED): cached stats and badge ≥ 1.0× express, the uncached strategies list ≥ 0.7× express, a
  * prepare, a swap and a dock each ≤ 1.5 ms of the gateway's CPU per request (with the gateway's chain
  * RPC requests per call, from its /metrics, beside them: the target is one); the gateway's peak RSS
- * ≤ 300 MB. Issue 22's other figures have their own scripts: chains and strategy detail (bench:reads),
+ * ≤ 300 MB. The other figures have their own scripts: chains and strategy detail (bench:reads),
  * the list's p99 at half of peak on 1M/10M (bench:catalogue), quote overhead (bench:quote), swap and
  * dock as lone sequential calls (bench:swap); bench/results/RESULTS.md maps them.
  *   npm run bench            BENCH_SECONDS (5) per run, BENCH_ROUNDS (3), BENCH_CONNECTIONS (20),
@@ -348,7 +348,7 @@ try {
     }
   }
 
-  // The gateway's resident memory over the whole run (its peak: VmHWM), against issue 22's bound.
+  // The gateway's resident memory over the whole run (its peak: VmHWM), against its bound.
   const rss = rssOf(service.child.pid);
   console.log(
     `gateway RSS: ${rss.rssMb} MB now, peak ${rss.peakRssMb} MB (target ≤ ${RSS_TARGET_MB} MB) ${rss.peakRssMb <= RSS_TARGET_MB ? 'MET' : 'MISSED'}`,

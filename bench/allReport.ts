@@ -1,6 +1,6 @@
 /**
  * The report of `npm run bench` (bench/all.ts): a row per target against its express and node:http
- * baselines of the same rounds, the goals of issue 22 judged (MET / MISSED), printed and written to
+ * baselines of the same rounds, the performance goals judged (MET / MISSED), printed and written to
  * bench/results/all.json (all-partial.json for a BENCH_ONLY subset).
  *
  * `× express` is the median of the per-round ratios: each round runs express, node:http and the gateway
@@ -18,7 +18,7 @@ export interface Target {
   request: LoadOptions;
   /** ≥ this many × express, or no target. */
   target?: number;
-  /** ≤ this many ms of the gateway process's CPU per request (issue 22: prepare, swap, dock), or no target. */
+  /** ≤ this many ms of the gateway process's CPU per request (prepare, swap, dock), or no target. */
   cpuTargetMs?: number;
   /** Report the gateway's chain RPC requests per call (gateway_rpc_requests_total, client gateway). */
   countRpc?: boolean;

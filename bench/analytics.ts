@@ -1,5 +1,5 @@
 /**
- * Analytics reads on the 1,000,000 strategies / 10,000,000 swaps dataset (issue 21): the maker view
+ * Analytics reads on the 1,000,000 strategies / 10,000,000 swaps dataset: the maker view
  * (GET /api/makers/{address}), a strategy's 30-day daily series (GET /api/strategies/{hash}/activity)
  * and the 30-day daily series over the whole catalogue (`volumeSeries(granularity: DAY)` on /graphql,
  * GET, internal token: volume_hourly, the largest roll-up a series reads), and the graph's strategy
@@ -82,7 +82,7 @@ try {
       `{ volumeSeries(granularity: DAY${chain ? `, chain: "${chain}"` : ''}) { buckets { start volumeUsd swapCount makerFeesUsd protocolFeesUsd } } }`,
     )}`;
   const seriesPaths = [seriesQuery(null), ...chains.map((c) => seriesQuery(c.key))];
-  // The graph's strategy filters (issue 21 item 4): a maker, a token with both statuses, a shipped week.
+  // The graph's strategy filters: a maker, a token with both statuses, a shipped week.
   const listQuery = (args: string) =>
     `/graphql?query=${encodeURIComponent(
       `{ strategies(${args}, first: 20) { edges { node { hash chain pair status volumeUsd maker } } pageInfo { hasNextPage endCursor } } }`,
@@ -177,7 +177,7 @@ try {
   }
   printTable(rows, {});
   console.table(summary);
-  // Issue 21's target names the series over the whole catalogue (10M swaps): volumeSeries. The per-strategy
+  // The target names the series over the whole catalogue (10M swaps): volumeSeries. The per-strategy
   // activity path is printed above (a strategy's hourly rows, and its latest swaps from the swaps table).
   const seriesP99 = Number(summary[2]!.halfP99);
   console.log(

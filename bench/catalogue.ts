@@ -1,10 +1,10 @@
 /**
- * Issue 5's catalogue figures, on the real Postgres (a fresh database on 127.0.0.1:5432) loaded with
+ * The catalogue figures, on the real Postgres (a fresh database on 127.0.0.1:5432) loaded with
  * 1,000,000 strategies and 10,000,000 swaps:
  *   1. GET /api/strategies?pair=…&chain=… p99 ≤ 10 ms at half of its peak load;
- *   2. its uncached throughput ≥ 0.7× an express 5 hello-world returning the same bytes (issue 22; 0.5× in
- *      issue 5);
- *   3. the gateway's peak RSS (VmHWM) over the whole run ≤ 300 MB (issue 22).
+ *   2. its uncached throughput ≥ 0.7× an express 5 hello-world returning the same bytes (raised from
+ *      0.5×);
+ *   3. the gateway's peak RSS (VmHWM) over the whole run ≤ 300 MB.
  * Half of peak is an open-loop paced load (`pacedApart`: latency from each request's due time, from a
  * fresh process of its own), peak is autocannon. Both send the list requests from one rotation over
  * every (chain, pair) of the data in both spellings, shared by all connections (lib.ts `paths`: with a

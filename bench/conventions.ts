@@ -1,5 +1,5 @@
 /**
- * Issue 3's figure: requests/s of a fixed-body GET behind the real conventions middleware (request id,
+ * Requests/s of a fixed-body GET behind the real conventions middleware (request id,
  * rate limit, headers) against an express 5 hello-world and bare node:http returning the same bytes,
  * one run, same machine. Target: ≥ 0.9× express. Runs the service on its in-memory store and, when
  * REDIS_URL is set, again with Redis counters.

@@ -1,13 +1,13 @@
 /**
- * `npm run bench:extras` (and the second half of `npm run bench`): what issue 18's additions cost on the
- * hottest read, cached GET /api/stats, in ONE run:
+ * `npm run bench:extras` (and the second half of `npm run bench`): what CORS, ETag, compression and the
+ * access log cost on the hottest read, cached GET /api/stats, in ONE run:
  *   off        the same build with CORS=off HTTP_CACHE=off COMPRESSION=off ACCESS_LOG=off
  *   on         every switch at its default (CORS, Cache-Control + ETag, the compression wrapper, the
  *              access log where the build has one)
  * Both get the same request, a browser's (Origin), without Accept-Encoding;
  *   on, gzip   the on server, the client asks `Accept-Encoding: gzip` (the body is over the threshold)
  *   on, br     the same, `Accept-Encoding: br`
- * Goal (issue 18): the cost of CORS, ETag and the access log under 10% of the server's CPU per request
+ * Goal: the cost of CORS, ETag and the access log under 10% of the server's CPU per request
  * (from /proc: what the additions add in work), judged twice, each variant side by side with off (both
  * servers sent the same requests at the same rate in the same seconds, an evenly paced client each, so
  * that what the host does to this VM's cores in that round falls on both), as the median of the

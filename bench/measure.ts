@@ -52,7 +52,7 @@ export interface Rss {
 
 /**
  * `rssMb` (VmRSS) and `peakRssMb` (VmHWM, the high-water mark since the process started) of `pid`;
- * zeros once it is gone. Issue 22: the gateway's RSS under a bench's load ≤ 300 MB; every bench reads
+ * zeros once it is gone. Target: the gateway's RSS under a bench's load ≤ 300 MB; every bench reads
  * its gateway's peak after the load and reports it beside the figures.
  */
 export function rssOf(pid: number | undefined = process.pid): Rss {
@@ -65,7 +65,7 @@ export function rssOf(pid: number | undefined = process.pid): Rss {
   }
 }
 
-/** Issue 22's bound on the gateway's resident memory under a bench's load. */
+/** The bound on the gateway's resident memory under a bench's load. */
 export const RSS_TARGET_MB = 300;
 
 /**

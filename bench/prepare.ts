@@ -1,5 +1,5 @@
 /**
- * Issue 7's figure: latency of POST /v1/positions over HTTP on the devnet (three anvil chains), the
+ * Latency of POST /v1/positions over HTTP on the devnet (three anvil chains), the
  * real service (express → persisted GraphQL mutation → one multicall eth_call → Postgres insert),
  * sequential requests from one node:http client (one kept-alive socket). Target: p50 ≤ 15 ms for a fresh prepare.
  *   npm run bench:prepare        (BENCH_REQUESTS=300, BENCH_PREPARE_PORT=19206)
@@ -34,7 +34,7 @@ import {
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 300);
 const WARM_UP = 100;
 const TARGET_P50_MS = 15;
-/** Issue 22: gateway CPU per prepare. */
+/** Target: gateway CPU per prepare. */
 const CPU_TARGET_MS = 1.5;
 const BASE_PORT = Number(process.env.BENCH_PREPARE_PORT ?? 19206);
 /** anvil's default mnemonic; index 9 is not used by the devnet. */
@@ -161,7 +161,7 @@ const pass = headline.p50 <= TARGET_P50_MS;
 console.log(
   `fresh prepare p50 ${headline.p50} ms, p99 ${headline.p99} ms (target p50 ≤ ${TARGET_P50_MS} ms) ${pass ? 'MET' : 'MISSED'}`,
 );
-// Issue 22: ≤ 1.5 ms of gateway CPU per prepare and one RPC round trip. This process holds the service
+// Target: ≤ 1.5 ms of gateway CPU per prepare and one RPC round trip. This process holds the service
 // and its client: its CPU per call less the client's (the floor series) is the gateway's.
 const clientFloor = series.find((s) => s.name.startsWith('floor: the same client'))?.cpuMsPerCall ?? 0;
 const gatewayCpu = Number(((headline.cpuMsPerCall ?? 0) - clientFloor).toFixed(3));

@@ -15,13 +15,14 @@ export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
  * The node flags the service runs with (package.json `start`, the Dockerfile; test/unit/runtime.test.ts
  * keeps them equal), given to every server a bench starts, ours and the baselines alike.
  * - `--max-semi-space-size=32` (MB per semi-space, default 16): a young generation large enough that the
- *   garbage of the requests in flight dies young. 64 (issue 5) cost 128 MB of resident young generation.
+ *   garbage of the requests in flight dies young. 64 (the earlier setting) cost 128 MB of resident young
+ *   generation.
  * - `--heap-growing-percent=50`: a full collection once the old generation is 1.5x what was live after the
  *   last one, instead of V8's up to 4x. Under load node's http server promotes about 5% of what it
  *   allocates into the old generation (its request and response objects, the express hello-world's as
  *   much as ours; it starts at the first full collection and stays), so the old generation climbed from
  *   ~55 MB to ~230 MB between collections: the gateway's RSS peaked at 490-550 MB in bench:catalogue.
- * Issue 22, bench:catalogue on a quiet box, one run each: 64 alone: peak RSS 506 MB, list 9880 req/s,
+ * Measured with bench:catalogue on a quiet box, one run each: 64 alone: peak RSS 506 MB, list 9880 req/s,
  * 0.70x express, p99 at half of peak 15.7 ms; these two: 297 MB, 8745 req/s, 0.76x, 13.0 ms.
  * - `--no-allocation-site-pretenuring`: V8 may decide, from what survived its young collections at one
  *   moment (start-up work such as installing graphile-worker's schema was enough), to allocate a site's

@@ -1,8 +1,8 @@
 /**
- * Issue 6's figure: latency of GET /api/quote over HTTP on the devnet, sequential, against the raw
+ * Latency of GET /api/quote over HTTP on the devnet, sequential, against the raw
  * `eth_call` of the router's `quote` alone, measured in the same run (interleaved, same process, same
- * keep-alive fetch). Target: ≤ 2 ms added at p50 (issue 22; 3 ms in issue 6). Each request comes from its own client
- * (TRUST_PROXY=1, distinct X-Forwarded-For) because the quote bucket is 60/min per client.
+ * keep-alive fetch). Target: ≤ 2 ms added at p50 (tightened from 3 ms). Each request comes from its own
+ * client (TRUST_PROXY=1, distinct X-Forwarded-For) because the quote bucket is 60/min per client.
  *   npm run bench:quote            (BENCH_QUOTE_N=400 requests of each kind by default)
  * Writes bench/results/quote.json.
  */

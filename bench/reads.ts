@@ -1,5 +1,5 @@
 /**
- * Issue 22's public reads against the baselines, in ONE run: GET /api/stats (cached), /api/badge,
+ * The public reads against the baselines, in ONE run: GET /api/stats (cached), /api/badge,
  * /api/chains and /api/strategy-detail, each through the real route (request id, Host check, CORS,
  * rate limiter with a limit the load never reaches, Cache-Control/ETag, access log at info to a pipe
  * this process drains), against an express 5 hello-world and bare node:http serving that read's own

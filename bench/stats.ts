@@ -1,5 +1,5 @@
 /**
- * Issue 5's stats figure: requests/s of cached GET /api/stats (the real route behind the real
+ * Requests/s of cached GET /api/stats (the real route behind the real
  * conventions: request id, rate limiter and its headers, error handler) against an express 5
  * hello-world and bare node:http returning the same bytes (a captured /api/stats response), one run,
  * same machine, autocannon with 20 connections. Every server runs in a process of its own; the rounds

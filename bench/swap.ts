@@ -1,5 +1,5 @@
 /**
- * Issue 17's figures: latency of POST /v1/swaps and POST /v1/positions/{id}/dock over HTTP on the devnet
+ * Latency of POST /v1/swaps and POST /v1/positions/{id}/dock over HTTP on the devnet
  * (three anvil chains), the real service (express → persisted GraphQL mutation → one eth_call → answer),
  * sequential requests from one node:http client (one kept-alive socket): what a lone call costs. Both
  * paths count in the per-key `write` bucket (6 per 60 s by default, SPEC §8), so requests rotate over
@@ -35,7 +35,7 @@ import { openStrategyHash, swapBody as swapBodyOf, writeWallets } from './writeS
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 300);
 const WARM_UP = 12;
 const PER_KEY = 6;
-/** Issue 22: gateway CPU per swap and per dock. */
+/** Target: gateway CPU per swap and per dock. */
 const CPU_TARGET_MS = 1.5;
 const CLIENT_FLOOR = 'floor: the same client against bare node:http in this process (same bytes)';
 const BASE_PORT = Number(process.env.BENCH_SWAP_PORT ?? 19406);
@@ -121,7 +121,7 @@ try {
 }
 
 printLatencyTable(series);
-// Issue 22: ≤ 1.5 ms of gateway CPU and one RPC round trip per swap and per dock. This process holds the
+// Target: ≤ 1.5 ms of gateway CPU and one RPC round trip per swap and per dock. This process holds the
 // service and its client: its CPU per call less the client's (the floor series) is the gateway's.
 const clientFloor = series.find((s) => s.name === CLIENT_FLOOR)?.cpuMsPerCall ?? 0;
 const cpu = series

@@ -1,5 +1,5 @@
 /**
- * Issue 19's webhook figure: delivery latency from the block that ships a position to the receiver, on
+ * Webhook delivery latency from the block that ships a position to the receiver, on
  * the devnet (three anvil chains). The real service with its embedded indexer (INDEXER_POLL_MS, 1 s by
  * default) and delivery worker; a real receiver on 127.0.0.1 verifying each signature. For each of
  * BENCH_POSITIONS positions, one after the other: prepare over HTTP, the maker wallet sends the ship, and

@@ -1,5 +1,5 @@
 /**
- * The set-up of the write-path benches (issue 22: swap and dock), shared by bench/swap.ts (sequential,
+ * The set-up of the write-path benches (swap and dock), shared by bench/swap.ts (sequential,
  * in-process service) and bench/all.ts (under load, the service a process of its own): on the devnet's
  * base chain, an open USDC/USDT strategy of the verified router to swap against, a taker that holds what
  * it sells, and positions prepared through the API and shipped by a maker wallet, to dock. Devnet

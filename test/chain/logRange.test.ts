@@ -1,5 +1,5 @@
 /**
- * eth_getLogs ranges as real providers constrain them (issue 20 item 2): an anvil behind the test
+ * eth_getLogs ranges as real providers constrain them: an anvil behind the test
  * proxy, which refuses every eth_getLogs over 8 blocks in the words of geth/Infura (-32005 "query
  * returned more than 10000 results"), of range-limited endpoints ("block range is too large"), of
  * Alchemy (a suggested range) or with an HTTP 413. The indexer narrows its ranges until they are

@@ -1,5 +1,5 @@
 /**
- * Reorgs on a real anvil (issue 20 item 3). While the devnet bot trades and the indexer follows the
+ * Reorgs on a real anvil. While the devnet bot trades and the indexer follows the
  * chain in the background, a reorg is made with evm_snapshot / evm_revert: the orphaned blocks hold a
  * ship, a swap and a dock; the new blocks (a longer chain, other times) another ship and swap and no
  * dock. Depths 1, 5 and 50. The indexer must rewind exactly the orphaned blocks (the rows indexed

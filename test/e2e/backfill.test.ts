@@ -1,5 +1,5 @@
 /**
- * Backfill at scale (issue 20 item 5): a service whose chain is far behind its head (a chain of 20,000
+ * Backfill at scale: a service whose chain is far behind its head (a chain of 20,000
  * blocks of 2 s, served by bench/servers/chainStub.ts) is ready after INDEXER_FIRST_PASS_SECONDS with
  * what it indexed, and goes on indexing in the background. Meanwhile reads are served and say how old
  * their data is: meta.freshnessSeconds is the age of the last indexed block (hours), not of the last

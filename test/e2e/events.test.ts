@@ -1,5 +1,5 @@
 /**
- * GET /api/events (issue 19 item 4), over the socket against the service indexing a devnet: the seed's
+ * GET /api/events, over the socket against the service indexing a devnet: the seed's
  * history as ordered events, a live swap arriving, resume with Last-Event-ID (exactly the missed
  * events), the reset beyond the window, the caps and their slots, and a stopping service ending its
  * streams instead of waiting for them. Devnet ports 19960-19962.

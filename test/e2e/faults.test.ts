@@ -1,5 +1,5 @@
 /**
- * Faults under load (issue 10): while a bounded loop of concurrent requests runs, a Redis, a Postgres
+ * Faults under load: while a bounded loop of concurrent requests runs, a Redis, a Postgres
  * and one chain's RPC of the suite's own are stopped and started again under ONE running service.
  *   - every answer is an HTTP answer within the client's bound: 200, or a retryable 503/504 envelope
  *     (never a 500, never a hang), with X-Request-Id and the four RateLimit-* headers;

@@ -1,5 +1,5 @@
 /**
- * Bad input proves nothing breaks (issue 10). Property-based: fast-check generates 10,200 hostile
+ * Bad input proves nothing breaks. Property-based: fast-check generates 10,200 hostile
  * requests over every endpoint (wrong types, huge numbers, unicode and lone surrogates, injection
  * strings, repeated and bracketed parameters, oversized and deeply nested bodies, wrong content types,
  * oversized and CR/LF-laden headers, weird methods, bad keys, Idempotency-Keys and origins) and sends

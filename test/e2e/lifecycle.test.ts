@@ -1,5 +1,5 @@
 /**
- * The maker's whole lifecycle on the devnet (issue 17), every prepared transaction signed and sent
+ * The maker's whole lifecycle on the devnet, every prepared transaction signed and sent
  * unchanged: two positions on one wallet (approvals sized for both), both filled through POST /v1/swaps,
  * health `at_risk` then `ok` after the top-up of POST /v1/positions/{id}/approvals, one docked through
  * POST /v1/positions/{id}/dock (status `docked`), a swap's minimum output honoured and a too-tight one

@@ -398,7 +398,7 @@ describe('the write path matches the contract', () => {
     const status = await call(svc, 'GET', `/v1/positions/${id}`, 200, { headers: bearer(liveKey) });
     expect(status.body.data.status).toBe('prepared');
 
-    // GET /v1/positions (issue 19): the key's positions, newest first, and a refused cursor.
+    // GET /v1/positions: the key's positions, newest first, and a refused cursor.
     const listed = await call(svc, 'GET', '/v1/positions?limit=1', 200, { headers: bearer(liveKey) });
     expect(listed.body.data.positions).toHaveLength(1);
     await call(svc, 'GET', '/v1/positions?cursor=nope', 400, { headers: bearer(liveKey) });
@@ -514,7 +514,7 @@ describe('health and upstream failures match the contract', () => {
   });
 });
 
-describe('position actions and swaps match the contract (issue 17)', () => {
+describe('position actions and swaps match the contract', () => {
   it('POST /v1/positions/{positionId}/approvals, /dock and POST /v1/swaps: 200s and refusals', async () => {
     const { key, keyId } = await svc.createKey({ environment: 'LIVE' });
     const list = await call(svc, 'GET', '/api/strategies?chain=base&pair=USDC/USDT&limit=100', 200);

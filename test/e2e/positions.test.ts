@@ -321,7 +321,7 @@ describe('the lifecycle of a position on the devnet', () => {
     );
   });
 
-  it('sizes the approvals of a second position on the wallet to cover the first one too (issue 17)', async () => {
+  it('sizes the approvals of a second position on the wallet to cover the first one too', async () => {
     // One allowance serves both strategies: the first one's live virtual balances plus the new amounts.
     const committed = async (symbol: string) => {
       const [balance] = await chain.readContract({

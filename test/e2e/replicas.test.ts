@@ -1,5 +1,5 @@
 /**
- * Two replicas (issue 10): two gateway PROCESSES (`main.ts`, spawned twice) on one Postgres (a fresh
+ * Two replicas: two gateway PROCESSES (`main.ts`, spawned twice) on one Postgres (a fresh
  * database on the machine's server) and one Redis (the machine's, a prefix of this run), both with the
  * embedded indexer, over the chains of a devnet of the suite's own (its activity bot keeps writing).
  *   - every bucket is shared exactly: the limit+1-th request of a window is 429 on either replica, for

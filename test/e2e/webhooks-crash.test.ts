@@ -1,5 +1,5 @@
 /**
- * No webhook is lost when the delivering process dies (issue 19): the gateway runs as its own process
+ * No webhook is lost when the delivering process dies: the gateway runs as its own process
  * (`main.ts`, as `npm start`) and is killed with SIGKILL, (1) before the state change is even indexed
  * (the event waits in the Postgres outbox) and (2) while an attempt is in flight (its job stays locked
  * by a dead worker until the sweep releases it). Restarted, it delivers both.

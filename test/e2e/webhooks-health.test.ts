@@ -1,5 +1,5 @@
 /**
- * position.health_changed without a client's read (issue 19, item 3): on the devnet, with the indexer
+ * position.health_changed without a client's read: on the devnet, with the indexer
  * running in the background (following the chain and checking health on its own), two positions of one
  * wallet are filled through POST /v1/swaps until the allowance no longer covers both: a signed
  * `position.health_changed` (at_risk) reaches a real receiver although nothing GETs the position; the

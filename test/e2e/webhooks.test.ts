@@ -1,5 +1,5 @@
 /**
- * Webhooks on the devnet (issue 19, item 3), every prepared transaction signed and sent unchanged: a
+ * Webhooks on the devnet, every prepared transaction signed and sent unchanged: a
  * real receiver verifies each delivery with the standardwebhooks verifier; shipped, filled, docked and
  * health_changed arrive with the position body and its metadata; a rotation signs with both secrets; a
  * failing receiver gets the backoff schedule, then the endpoint is disabled (and a replay enables it);

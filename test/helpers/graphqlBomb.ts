@@ -1,5 +1,5 @@
 /**
- * The /graphql amplification document of issue 16: `aliases` copies of a full strategies page, each
+ * A /graphql amplification document: `aliases` copies of a full strategies page, each
  * strategy with its recent swaps. With the defaults (210 × 100 × 100) it asked ~2 million swap rows in
  * ~21 000 statements, and three at once took the store's pool from the public paths. Exported for the
  * test of the limits and for benches that send it.

@@ -1,5 +1,5 @@
 /**
- * Analytics (issue 21) over a socket against a started service on the machine's Postgres: rows go in
+ * Analytics over a socket against a started service on the machine's Postgres: rows go in
  * through the indexer's own write path (indexer/write.ts `writeChunk`, one chunk = one transaction), so
  * the roll-ups of migration 014 are the ones the indexer keeps; then the roll-up refresh prices TVL.
  * - maker(chain, address): open/docked counts, live TVL, 1/7/30-day and lifetime volume and fees (maker

@@ -59,7 +59,7 @@ describe('GET /api/stats', () => {
         'pairs',
         'rollup_updated_at',
         'strategies',
-        // Additive (SPEC §9, issue 21): total value locked.
+        // Additive (SPEC §9): total value locked.
         'tvl_usd',
         'volume_1d_usd',
         'volume_30d_usd',

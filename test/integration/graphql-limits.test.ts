@@ -1,8 +1,8 @@
 /**
- * /graphql amplification (issue 16 item 3) and its response cache's Redis keys (item 5), over a socket
+ * /graphql amplification and its response cache's Redis keys, over a socket
  * against a started service on the machine's Postgres and Redis:
  * - graphql-armor and the list cost refuse hostile documents with a 400 GraphQL error;
- * - the issue's bomb (210 aliases of a 100-strategy page with 100 swaps each), three at once, leaves a
+ * - the amplification bomb (210 aliases of a 100-strategy page with 100 swaps each), three at once, leaves a
  *   paced public load on /api/strategies and /api/stats fast and without a 5xx;
  * - analytics statements run on their own small pool with a statement timeout: statements stuck
  *   behind a lock are cut (504 UPSTREAM_TIMEOUT) and cannot take the public paths' connections;

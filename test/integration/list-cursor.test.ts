@@ -8,7 +8,7 @@ import { runsPerSeed, seeds } from '../helpers/seeds.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
 /**
- * Crafted list cursors (issue 16, item 1) over a socket: a cursor that decodes but carries a value
+ * Crafted list cursors over a socket: a cursor that decodes but carries a value
  * Postgres refuses (an impossible date, a NUL, a timestamp out of range, a lone surrogate) is a 400
  * naming `cursor`, never a 500; and it cannot fail the valid requests batched with it (store/batch.ts).
  */

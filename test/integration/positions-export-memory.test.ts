@@ -1,5 +1,5 @@
 /**
- * GET /v1/positions/export of 100k positions (issue 19): the body (~30 MB) is streamed page by page,
+ * GET /v1/positions/export of 100k positions: the body (~30 MB) is streamed page by page,
  * so the service's RSS stays flat. startTestService runs in-process, so the test samples its own RSS
  * while it reads the body as a stream and counts lines (never holding it).
  */

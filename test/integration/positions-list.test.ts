@@ -1,5 +1,5 @@
 /**
- * GET /v1/positions and GET /v1/positions/export (issue 19) over a socket: order, keyset pages, filters
+ * GET /v1/positions and GET /v1/positions/export over a socket: order, keyset pages, filters
  * consistent with GET /v1/positions/{id}, another key's positions never shown, 400s naming the
  * parameter, CSV (RFC 4180, formula cells neutralised) and NDJSON contents.
  */

@@ -7,7 +7,7 @@ import { createTestDatabase } from '../helpers/postgres.js';
 /**
  * ReadBatcher (store/batch.ts) on the machine PostgreSQL, with a real batched statement that fails
  * for one parameter set: a text that is not a date makes `::date` raise, and with it the whole
- * statement. No other request of the batch may fail because of it (issue 16).
+ * statement. No other request of the batch may fail because of it.
  */
 
 let database: { url: string; drop(): Promise<void> };

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 
 /**
- * The deployment files (issue 18): the image, its build context and docker-compose.yml with the reverse
+ * The deployment files: the image, its build context and docker-compose.yml with the reverse
  * proxy in front. No Docker engine runs here, so these are the facts read from the files themselves;
  * `docker compose config` (or docker-compose 1.29's) validates the compose file where it is installed.
  */

@@ -1,5 +1,5 @@
 /**
- * A graph people can read (issue 21 item 4): every type, field, argument, input field and enum value
+ * A graph people can read: every type, field, argument, input field and enum value
  * of the GraphQL schema has a description. The test names each one that lacks it.
  */
 import {

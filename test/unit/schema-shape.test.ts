@@ -1,5 +1,5 @@
 /**
- * A graph people can read (issue 21 item 4), beyond descriptions: one enum casing, Relay connections for
+ * A graph people can read, beyond descriptions: one enum casing, Relay connections for
  * the paged lists, and no JSON value where a type can say it. Each test names the members that break
  * its rule.
  */
