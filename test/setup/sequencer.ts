@@ -13,6 +13,7 @@ export const LONGEST_FIRST = [
   'test/e2e/webhooks-crash.test.ts',
   'test/chain/logRange.test.ts',
   'test/e2e/fuzz.test.ts',
+  'test/e2e/wallet.test.ts',
   'test/integration/embedded-restart.test.ts',
   'test/e2e/openapi.test.ts',
   'test/e2e/rpc-failover.test.ts',
