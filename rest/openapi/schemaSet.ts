@@ -3,6 +3,7 @@
  * the operations, converted in one pass by zod's own converter (`z.toJSONSchema`).
  */
 import { z } from 'zod';
+import { integerQueryOverride } from '../queryValues.js';
 import { COMPONENTS } from '../schemas/common.js';
 
 export type JsonSchema = Record<string, unknown>;
@@ -57,6 +58,7 @@ export class SchemaSet {
       io: 'input',
       unrepresentable: 'any',
       uri: (id) => `${SCHEMAS}${id}`,
+      override: integerQueryOverride,
     }).schemas as Record<string, JsonSchema>;
     const cleaned: Record<string, JsonSchema> = {};
     for (const [id, schema] of Object.entries(converted)) cleaned[id] = tidy(schema) as JsonSchema;

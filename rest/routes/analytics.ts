@@ -3,6 +3,7 @@ import { ApiError } from '../../lib/errors.js';
 import { DEFAULT_LIMIT, HASH, MAX_LIMIT } from '../../resolvers/catalogue/params.js';
 import { ADDRESS } from '../../resolvers/series.js';
 import { MakerDocument, type MakerQuery, StrategyActivityDocument } from '../generated/graphql.js';
+import { queryInteger, queryText } from '../queryValues.js';
 import { queryParam, type RestRoute, type RouteContext, readBody } from '../route.js';
 import { makerBody, strategyActivityBody } from '../schemas/analytics.js';
 
@@ -19,14 +20,8 @@ import { makerBody, strategyActivityBody } from '../schemas/analytics.js';
  * Both in the `strategy-detail` bucket, cached like the other catalogue reads (rest/httpCache.ts).
  */
 
-const text = (name: string, max: number) =>
-  z
-    .string({ error: `${name} must be given once, as plain text.` })
-    .min(1, `${name} must not be empty.`)
-    .max(max, `${name} must be at most ${max} characters.`);
-
 const time = (name: string) =>
-  text(name, 40).refine((v) => !Number.isNaN(Date.parse(v)), `${name} must be an ISO 8601 date-time.`);
+  queryText(name, 40).refine((v) => !Number.isNaN(Date.parse(v)), `${name} must be an ISO 8601 date-time.`);
 
 const parameters = {
   address: z
@@ -37,12 +32,9 @@ const parameters = {
     .string()
     .regex(HASH, 'hash must be a strategy hash: 0x followed by 64 hex characters.')
     .transform((h) => h.toLowerCase()),
-  chain: text('chain', 64),
-  limit: text('limit', 3)
-    .regex(/^\d+$/, `limit must be an integer from 1 to ${MAX_LIMIT}.`)
-    .transform(Number)
-    .refine((n) => n >= 1 && n <= MAX_LIMIT, `limit must be an integer from 1 to ${MAX_LIMIT}.`),
-  cursor: text('cursor', 400),
+  chain: queryText('chain', 64),
+  limit: queryInteger('limit', 1, MAX_LIMIT),
+  cursor: queryText('cursor', 400),
   granularity: z.enum(['hour', 'day'], { error: 'granularity must be one of hour, day.' }),
   from: time('from'),
   to: time('to'),
@@ -90,7 +82,7 @@ const makerRoute: RestRoute = {
         examples: ['base'],
       }),
       limit: parameters.limit.optional().meta({
-        examples: ['20'],
+        examples: [20],
       }),
       cursor: parameters.cursor.optional(),
     }),

@@ -7,6 +7,7 @@ import { searchStrategies } from '../../resolvers/catalogue/search.js';
 import { summarise } from '../../resolvers/catalogue/summary.js';
 import { nextCursorOf } from '../../resolvers/connection.js';
 import type { GraphQLContext } from '../../resolvers/context.js';
+import { queryInteger, queryText } from '../queryValues.js';
 import { responseCacheFor, serialisedReadBody } from '../responseCache.js';
 import { queryParam, type RestRoute, type RouteContext, type RouteResult, readBody } from '../route.js';
 import { chainsBody, statsBody, strategiesBody, strategyDetailBody } from '../schemas/catalogue.js';
@@ -60,26 +61,16 @@ import { chainsData, STATS_KEY, statsData, strategyDetail, strategyDetailData } 
 export const RESOURCES = ['list', 'search', 'detail', 'chains', 'stats'] as const;
 type Resource = (typeof RESOURCES)[number];
 
-/** A query value given once, as non-empty plain text (`?a=1&a=2` and `?a[b]=1` are refused). */
-const text = (name: string, max: number) =>
-  z
-    .string({ error: `${name} must be given once, as plain text.` })
-    .min(1, `${name} must not be empty.`)
-    .max(max, `${name} must be at most ${max} characters.`);
-
 const parameters = {
   resource: z.enum(RESOURCES, { error: `resource must be one of ${RESOURCES.join(', ')}.` }),
-  q: text('q', 100),
-  pair: text('pair', 65).regex(
+  q: queryText('q', 100),
+  pair: queryText('pair', 65).regex(
     /^[^/]+\/[^/]+$/,
     'pair must be two token symbols separated by "/", e.g. USDC/USDT.',
   ),
-  chain: text('chain', 64),
-  limit: text('limit', 3)
-    .regex(/^\d+$/, `limit must be an integer from 1 to ${MAX_LIMIT}.`)
-    .transform(Number)
-    .refine((n) => n >= 1 && n <= MAX_LIMIT, `limit must be an integer from 1 to ${MAX_LIMIT}.`),
-  cursor: text('cursor', MAX_CURSOR_LENGTH),
+  chain: queryText('chain', 64),
+  limit: queryInteger('limit', 1, MAX_LIMIT),
+  cursor: queryText('cursor', MAX_CURSOR_LENGTH),
   sort: z.enum(STRATEGY_SORTS, { error: `sort must be one of ${STRATEGY_SORTS.join(', ')}.` }),
   hash: z
     .string({ error: 'hash must be given once, as plain text.' })
@@ -218,7 +209,7 @@ const strategiesRoute: RestRoute = {
         examples: ['base'],
       }),
       limit: parameters.limit.optional().meta({
-        examples: ['20'],
+        examples: [20],
       }),
       cursor: parameters.cursor.optional(),
       sort: parameters.sort.default('recent'),

@@ -20,6 +20,7 @@ import {
   type ExportFormat,
   ndjsonLine,
 } from '../positionExport.js';
+import { queryInteger, queryText } from '../queryValues.js';
 import { queryParam, type RestRoute, type RouteContext, readBody } from '../route.js';
 import { listedPosition, positionCsv, positionListBody } from '../schemas/positionList.js';
 
@@ -29,25 +30,12 @@ import { listedPosition, positionCsv, positionListBody } from '../schemas/positi
  * with backpressure, never the whole set in memory). Both shape rows with the one status shaping.
  */
 
-/** A query value given once, as non-empty plain text (`?a=1&a=2` and `?a[b]=1` are refused). */
-const text = (name: string, max: number) =>
-  z
-    .string({ error: `${name} must be given once, as plain text.` })
-    .min(1, `${name} must not be empty.`)
-    .max(max, `${name} must be at most ${max} characters.`);
-
 const parameters = {
   status: z.enum(POSITION_STATES, { error: `status must be one of ${POSITION_STATES.join(', ')}.` }),
-  chain: text('chain', 64),
-  wallet: text('wallet', 42).regex(WALLET_PATTERN, 'wallet must match ^0x[a-fA-F0-9]{40}$.'),
-  limit: text('limit', 3)
-    .regex(/^\d+$/, `limit must be an integer from 1 to ${POSITIONS_MAX_LIMIT}.`)
-    .transform(Number)
-    .refine(
-      (n) => n >= 1 && n <= POSITIONS_MAX_LIMIT,
-      `limit must be an integer from 1 to ${POSITIONS_MAX_LIMIT}.`,
-    ),
-  cursor: text('cursor', MAX_CURSOR_LENGTH),
+  chain: queryText('chain', 64),
+  wallet: queryText('wallet', 42).regex(WALLET_PATTERN, 'wallet must match ^0x[a-fA-F0-9]{40}$.'),
+  limit: queryInteger('limit', 1, POSITIONS_MAX_LIMIT),
+  cursor: queryText('cursor', MAX_CURSOR_LENGTH),
   format: z.enum(EXPORT_FORMATS, { error: `format must be one of ${EXPORT_FORMATS.join(', ')}.` }),
 };
 
@@ -172,7 +160,7 @@ export const positionListRoutes: RestRoute[] = [
       query: z.object({
         ...filterDocs,
         limit: parameters.limit.optional().meta({
-          examples: ['20'],
+          examples: [20],
         }),
         cursor: parameters.cursor.optional(),
       }),

@@ -6,6 +6,7 @@ import {
   QUOTE_DIRECTIONS,
 } from '../../resolvers/quote.js';
 import { QuoteDocument } from '../generated/graphql.js';
+import { queryText } from '../queryValues.js';
 import { queryParam, type RestRoute, type RouteContext, readBody } from '../route.js';
 import { quoteBody } from '../schemas/quote.js';
 
@@ -15,17 +16,16 @@ import { quoteBody } from '../schemas/quote.js';
  * UNSUPPORTED_CHAIN, so a call without `chain` is a 422 unless an `ethereum` chain is configured).
  */
 
-/** A query value given once, as non-empty plain text (`?a=1&a=2` and `?a[b]=1` are refused). */
-const text = (name: string) =>
-  z.string({ error: `${name} must be given once, as plain text.` }).min(1, `${name} must not be empty.`);
-
 /**
  * The query parameters as documented (the OpenAPI document can take this object as is). The route
  * reads them one by one so that the first failure is a 400 naming its parameter.
  */
 export const quoteQuery = z.object({
-  hash: text('hash').regex(HASH_PATTERN, 'hash must be a strategy hash: 0x followed by 64 hex characters.'),
-  amount: text('amount').refine(
+  hash: queryText('hash').regex(
+    HASH_PATTERN,
+    'hash must be a strategy hash: 0x followed by 64 hex characters.',
+  ),
+  amount: queryText('amount').refine(
     (amount) => {
       try {
         parseQuoteAmount(amount);
@@ -39,7 +39,7 @@ export const quoteQuery = z.object({
   direction: z
     .enum(QUOTE_DIRECTIONS, { error: `direction must be one of ${QUOTE_DIRECTIONS.join(', ')}.` })
     .optional(),
-  chain: text('chain').optional(),
+  chain: queryText('chain').optional(),
 });
 
 const parameters = quoteQuery.shape;

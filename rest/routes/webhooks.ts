@@ -13,6 +13,7 @@ import {
   WebhookDocument,
   WebhooksDocument,
 } from '../generated/graphql.js';
+import { queryInteger, queryText } from '../queryValues.js';
 import { queryParam, type RestRoute, type RouteContext, readBody } from '../route.js';
 import { deliveryIdValue, webhookIdValue } from '../schemas/common.js';
 import {
@@ -44,15 +45,8 @@ const deliveryParams = webhookParams.extend({
 });
 
 const listQuery = {
-  limit: z
-    .string({ error: 'limit must be given once.' })
-    .regex(/^\d{1,3}$/, `limit must be an integer from 1 to ${DELIVERIES_MAX_LIMIT}.`)
-    .transform(Number)
-    .refine(
-      (n) => n >= 1 && n <= DELIVERIES_MAX_LIMIT,
-      `limit must be an integer from 1 to ${DELIVERIES_MAX_LIMIT}.`,
-    ),
-  cursor: z.string({ error: 'cursor must be given once.' }).min(1, 'cursor must not be empty.'),
+  limit: queryInteger('limit', 1, DELIVERIES_MAX_LIMIT),
+  cursor: queryText('cursor'),
 };
 
 /** `{ url, events }`, nothing else; each refusal is a 400 naming the field. */
@@ -197,7 +191,7 @@ export const webhookRoutes: RestRoute[] = [
       tags: TAG,
       params: webhookParams,
       query: z.object({
-        limit: listQuery.limit.optional().meta({ examples: ['20'] }),
+        limit: listQuery.limit.optional().meta({ examples: [20] }),
         cursor: listQuery.cursor.optional(),
       }),
       response: webhookDeliveriesBody,

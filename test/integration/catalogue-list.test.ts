@@ -323,6 +323,24 @@ describe('GET /api/strategies', () => {
     await invalid(`/api/strategies?limit=1&sort=recent&cursor=${page.data.page.nextCursor}`, 'cursor');
   });
 
+  it('says the documented rule for every wrong limit, too long ones included', async () => {
+    for (const value of ['1000', '0', 'abc', '', '1.5', '99999999999999999999']) {
+      const res = await api(`/api/strategies?limit=${value}`);
+      const body = (await res.json()) as { error: { parameter?: string; message: string } };
+      expect({
+        value,
+        status: res.status,
+        parameter: body.error.parameter,
+        message: body.error.message,
+      }).toEqual({
+        value,
+        status: 400,
+        parameter: 'limit',
+        message: 'limit must be an integer from 1 to 100.',
+      });
+    }
+  });
+
   it('answers 404 for an unknown hash in the detail resource', async () => {
     await invalid(
       `/api/strategies?resource=detail&hash=0x${'ab'.repeat(32)}`,

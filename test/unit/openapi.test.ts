@@ -82,6 +82,22 @@ describe('the OpenAPI document', () => {
       expect(op.security).toEqual(route.auth ? [{ apiKey: [] }] : []);
     }
   });
+
+  it('types every page size as the bounded integer it is, so a generated client sends `limit: 5`', () => {
+    const limits = Object.entries(document.paths).flatMap(([path, ops]) =>
+      Object.values(ops as Record<string, { parameters?: { name: string; in: string; schema: unknown }[] }>)
+        .flatMap((op) => op.parameters ?? [])
+        .filter((p) => p.in === 'query' && p.name === 'limit')
+        .map((p) => ({ path, schema: p.schema })),
+    );
+    expect(limits.map((l) => l.path).sort()).toEqual([
+      '/api/makers/{address}',
+      '/api/strategies',
+      '/v1/positions',
+      '/v1/webhooks/{webhookId}/deliveries',
+    ]);
+    for (const { schema } of limits) expect(schema).toEqual({ type: 'integer', minimum: 1, maximum: 100 });
+  });
 });
 
 describe('the contract validator', () => {

@@ -1,0 +1,41 @@
+import { z } from 'zod';
+
+/**
+ * The rules a query value follows, one way for every route: given once, as plain text (`?a=1&a=2` and
+ * `?a[b]=1` are refused), and for a number, one message for every way it can be wrong, the one the
+ * documents give ("limit must be an integer from 1 to 100.").
+ */
+
+export const queryText = (name: string, max?: number) => {
+  const text = z
+    .string({ error: `${name} must be given once, as plain text.` })
+    .min(1, `${name} must not be empty.`);
+  return max === undefined ? text : text.max(max, `${name} must be at most ${max} characters.`);
+};
+
+/** The bounds of each integer query value, for the documents (`integerQueryOverride`). */
+const INTEGERS = new WeakMap<z.ZodType, { minimum: number; maximum: number }>();
+
+/** An integer from `minimum` to `maximum`, written in decimal; parsed to a number. */
+export function queryInteger(name: string, minimum: number, maximum: number) {
+  const message = `${name} must be an integer from ${minimum} to ${maximum}.`;
+  const schema = z
+    .string({ error: `${name} must be given once, as plain text.` })
+    .regex(/^[0-9]{1,15}$/, message)
+    .transform(Number)
+    .refine((n) => n >= minimum && n <= maximum, message);
+  INTEGERS.set(schema, { minimum, maximum });
+  return schema;
+}
+
+/**
+ * For zod's JSON Schema converter: an integer query value is published as the integer it is (a
+ * generated client sends `limit: 5`), not as the digits the parser reads.
+ */
+export function integerQueryOverride(ctx: { zodSchema: unknown; jsonSchema: Record<string, unknown> }) {
+  const bounds = INTEGERS.get(ctx.zodSchema as z.ZodType);
+  if (!bounds) return;
+  for (const key of ['type', 'pattern', 'minLength', 'maxLength', 'format', 'anyOf', 'allOf'])
+    delete ctx.jsonSchema[key];
+  Object.assign(ctx.jsonSchema, { type: 'integer', ...bounds });
+}
