@@ -62,8 +62,9 @@ export class ApiError extends Error {
     return new ApiError('INVALID_PARAMETER', message, { parameter });
   }
 
-  static notFound(message = 'No such resource.'): ApiError {
-    return new ApiError('NOT_FOUND', message);
+  /** 404 NOT_FOUND; naming the parameter whose value was not found, when one was. */
+  static notFound(message = 'No such resource.', parameter?: string): ApiError {
+    return new ApiError('NOT_FOUND', message, parameter === undefined ? {} : { parameter });
   }
 }
 

@@ -147,6 +147,7 @@ async function loadQuotable(
     const elsewhere = rows.map((r) => `"${r.chain_key}"`).join(', ');
     throw ApiError.notFound(
       `No strategy ${hash} on chain "${chain.key}".${elsewhere ? ` It is in the catalogue of chain ${elsewhere}.` : ''}`,
+      'hash',
     );
   }
   const { tokenA, tokenB } = quotableTokens(chain, row, (symbol) =>

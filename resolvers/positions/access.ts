@@ -17,6 +17,6 @@ export async function positionOfKey(ctx: GraphQLContext, positionId: string): Pr
     throw ApiError.invalid('positionId', 'positionId must match ^0x[0-9a-fA-F]{64}$.');
   }
   const row = await findPositionStatus(ctx.services.db, key.keyId, id);
-  if (!row) throw ApiError.notFound(POSITION_NOT_FOUND);
+  if (!row) throw ApiError.notFound(POSITION_NOT_FOUND, 'positionId');
   return row;
 }

@@ -86,7 +86,7 @@ export async function replay(
     throw ApiError.invalid('deliveryId', 'deliveryId must match ^msg_[0-9a-f]{32}$.');
   const webhook = await webhookOfKey(ctx, args.webhookId);
   const row = await replayDelivery(ctx.services.db, webhook.webhook_id, args.deliveryId);
-  if (!row) throw ApiError.notFound(DELIVERY_NOT_FOUND);
+  if (!row) throw ApiError.notFound(DELIVERY_NOT_FOUND, 'deliveryId');
   const attempts = await attemptsOf(ctx.services.db, [row.delivery_id]);
   return deliveryOf(row, attempts.map(attemptOf));
 }

@@ -70,7 +70,7 @@ export function parseWebhookId(id: string): string {
 
 export async function webhookOfKey(ctx: GraphQLContext, id: string): Promise<WebhookRow> {
   const row = await findWebhook(ctx.services.db, keyIdOf(ctx), parseWebhookId(id));
-  if (!row) throw ApiError.notFound(WEBHOOK_NOT_FOUND);
+  if (!row) throw ApiError.notFound(WEBHOOK_NOT_FOUND, 'webhookId');
   return row;
 }
 
@@ -109,7 +109,7 @@ export async function webhooksOfKey(ctx: GraphQLContext): Promise<WebhookEndpoin
 
 export async function removeWebhook(ctx: GraphQLContext, id: string): Promise<boolean> {
   if (!(await deleteRow(ctx.services.db, keyIdOf(ctx), parseWebhookId(id))))
-    throw ApiError.notFound(WEBHOOK_NOT_FOUND);
+    throw ApiError.notFound(WEBHOOK_NOT_FOUND, 'webhookId');
   return true;
 }
 
@@ -123,6 +123,6 @@ export async function rotateSecret(ctx: GraphQLContext, id: string): Promise<Web
     sealSecret(secret, secretsKey),
     rotationOverlapSeconds,
   );
-  if (!row) throw ApiError.notFound(WEBHOOK_NOT_FOUND);
+  if (!row) throw ApiError.notFound(WEBHOOK_NOT_FOUND, 'webhookId');
   return { webhook: endpointOf(row), secret };
 }

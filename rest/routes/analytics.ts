@@ -108,7 +108,7 @@ const makerRoute: RestRoute = {
       throw error;
     }
     const m = result.maker;
-    if (!m) throw ApiError.notFound(`No maker ${address} on chain "${chain}".`);
+    if (!m) throw ApiError.notFound(`No maker ${address} on chain "${chain}".`, 'address');
     const [d1, d7, d30, lifetime] = m.activity;
     const data = {
       address: m.address,
@@ -175,6 +175,7 @@ const activityRoute: RestRoute = {
         chain
           ? `No strategy ${hash} on chain "${chain}" in the catalogue.`
           : `No strategy ${hash} in the catalogue.`,
+        'hash',
       );
     }
     const { activity, recentSwaps, ...facts } = strategy;

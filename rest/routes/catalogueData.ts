@@ -93,6 +93,7 @@ export async function strategyDetail(ctx: RouteContext, hash: string, chain: str
       chain
         ? `No strategy ${hash} on chain "${chain}" in the catalogue.`
         : `No strategy ${hash} in the catalogue.`,
+      'hash',
     );
   }
   // `decoded` in its documented place, right after the shipped bytes it renders (rest/schemas/catalogue.ts).

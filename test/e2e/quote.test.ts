@@ -477,7 +477,7 @@ describe('refusals', () => {
   });
 
   it('answers 404 for a hash the chain does not have, naming where it is when elsewhere', async () => {
-    await expectError(`hash=0x${'ab'.repeat(32)}&chain=base&amount=1000000`, 404, 'NOT_FOUND');
+    await expectError(`hash=0x${'ab'.repeat(32)}&chain=base&amount=1000000`, 404, 'NOT_FOUND', 'hash');
     const [arcRow] = await openUsdcUsdt('arc');
     const elsewhere = await expectError(
       `hash=${arcRow!.strategy_hash}&chain=base&amount=1000000`,

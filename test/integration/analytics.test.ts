@@ -459,6 +459,7 @@ describe('REST', () => {
     }
     const unknown = await svc.get(`/api/makers/0x${'7'.repeat(40)}?chain=base`);
     expect(unknown.status).toBe(404);
+    expect(((await unknown.json()) as { error: { parameter?: string } }).error.parameter).toBe('address');
   });
 
   it('GET /api/strategies/{hash}/activity answers the series and the latest swaps', async () => {
@@ -499,6 +500,7 @@ describe('REST', () => {
     }
     const unknown = await svc.get(`/api/strategies/0x${'e'.repeat(64)}/activity`);
     expect(unknown.status).toBe(404);
+    expect(((await unknown.json()) as { error: { parameter?: string } }).error.parameter).toBe('hash');
   });
 });
 

@@ -87,17 +87,7 @@ describe('GET /api/strategy-detail', () => {
     await invalid(`/api/strategy-detail?hash=${'ab'.repeat(32)}`, 'hash');
     await invalid(`/api/strategy-detail?hash=0x${'zz'.repeat(32)}`, 'hash');
     await invalid(`/api/strategy-detail?hash=${docked.hash}&chain=mars`, 'chain');
-    await invalid(
-      `/api/strategy-detail?hash=0x${'ab'.repeat(32)}`,
-      undefined as unknown as string,
-      404,
-      'NOT_FOUND',
-    );
-    await invalid(
-      `/api/strategy-detail?hash=${docked.hash}&chain=arc`,
-      undefined as unknown as string,
-      404,
-      'NOT_FOUND',
-    );
+    await invalid(`/api/strategy-detail?hash=0x${'ab'.repeat(32)}`, 'hash', 404, 'NOT_FOUND');
+    await invalid(`/api/strategy-detail?hash=${docked.hash}&chain=arc`, 'hash', 404, 'NOT_FOUND');
   });
 });

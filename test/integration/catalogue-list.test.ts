@@ -341,12 +341,7 @@ describe('GET /api/strategies', () => {
     }
   });
 
-  it('answers 404 for an unknown hash in the detail resource', async () => {
-    await invalid(
-      `/api/strategies?resource=detail&hash=0x${'ab'.repeat(32)}`,
-      undefined as unknown as string,
-      404,
-      'NOT_FOUND',
-    );
+  it('answers 404 naming hash for an unknown hash in the detail resource', async () => {
+    await invalid(`/api/strategies?resource=detail&hash=0x${'ab'.repeat(32)}`, 'hash', 404, 'NOT_FOUND');
   });
 });

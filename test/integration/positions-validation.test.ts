@@ -352,7 +352,7 @@ describe('GET /v1/positions/{positionId}', () => {
 
   it('answers an unknown position with 404 and no cache', async () => {
     const res = await get(`0x${'ab'.repeat(32)}`);
-    expect(await refused(res)).toEqual([404, 'NOT_FOUND', undefined]);
+    expect(await refused(res)).toEqual([404, 'NOT_FOUND', 'positionId']);
   });
 
   it('needs a key', async () => {
