@@ -16,8 +16,15 @@ export interface AccessFields {
   bucket?: string;
 }
 
-/** pino's info level, the one access lines are written at. */
+/** pino's info level, the one access lines are written at, and debug, the probes' level. */
 const INFO = 30;
+const DEBUG = 20;
+/**
+ * The routes an orchestrator or load balancer polls every few seconds: their lines are written at debug,
+ * so a poll neither fills a collector nor scrolls a terminal (on a TTY a pretty line per poll pushed
+ * the start banner away). Matched on the route pattern, never the raw URL.
+ */
+const PROBE_ROUTES: ReadonlySet<string> = new Set(['/healthz', '/readyz', '/livez']);
 /**
  * About how many characters an access line takes (what a held line counts towards its batch): with
  * pid, hostname, name and a UUID request id, 250-270.
@@ -27,7 +34,8 @@ const TYPICAL_CHARS = 256;
 /**
  * Writes access-log lines to `logger`'s destination as pino would write
  * `logger.info({ method, route, status, durationMs, requestId, bucket }, 'request')`: the same JSON line
- * (level, time, the logger's bindings, the fields in that order, msg), at info, when info is enabled.
+ * (level, time, the logger's bindings, the fields in that order, msg), at info, when info is enabled;
+ * the health probes' lines (`PROBE_ROUTES`) as `logger.debug` would, when debug is enabled.
  *
  * Built here because the line is the one log line per request and its fields are fixed: pino's generic
  * path (a child without the redaction pass, then `asJson` walking the object and choosing a stringifier
@@ -44,8 +52,11 @@ export function accessLogWriter(logger: Logger): (fields: AccessFields) => void 
   const record = logger as unknown as Record<symbol, unknown>;
   const stream = record[pino.symbols.streamSym] as pino.DestinationStream;
   const bindings = String(record[pino.symbols.chindingsSym] ?? '');
-  const head = `{"level":${INFO},"time":`;
+  const infoHead = `{"level":${INFO},"time":`;
+  const debugHead = `{"level":${DEBUG},"time":`;
+  const levelOf = (f: AccessFields): number => (PROBE_ROUTES.has(f.route) ? DEBUG : INFO);
   const text = (time: number, f: AccessFields): string => {
+    const head = levelOf(f) === DEBUG ? debugHead : infoHead;
     const id = f.requestId === undefined ? '' : `,"requestId":${JSON.stringify(f.requestId)}`;
     const bucket = f.bucket === undefined ? '' : `,"bucket":${JSON.stringify(f.bucket)}`;
     return `${head}${time}${bindings},"method":${JSON.stringify(f.method)},"route":${JSON.stringify(f.route)},"status":${f.status},"durationMs":${Number.isFinite(f.durationMs) ? f.durationMs : null}${id}${bucket},"msg":"request"}\n`;
@@ -61,12 +72,12 @@ export function accessLogWriter(logger: Logger): (fields: AccessFields) => void 
       }
     }
     return (f) => {
-      if (logger.levelVal > INFO) return;
+      if (logger.levelVal > levelOf(f)) return;
       stream.hold(new AccessLine(Date.now(), f), TYPICAL_CHARS);
     };
   }
   return (f) => {
-    if (logger.levelVal > INFO) return;
+    if (logger.levelVal > levelOf(f)) return;
     stream.write(text(Date.now(), f));
   };
 }

@@ -42,9 +42,13 @@ export function createLogger(
     },
   };
   const human = options.pretty ?? (process.stdout.isTTY === true && level !== 'silent');
-  // Synchronous, in this thread: a terminal is read by a person, not under load.
+  // Synchronous, in this thread: a terminal is read by a person, not under load. One line per entry, its
+  // fields on it as JSON (an error's stack still below it): a field per line made each entry 5-8 lines.
   if (human)
-    return pino(settings, pretty({ sync: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' }));
+    return pino(
+      settings,
+      pretty({ sync: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', singleLine: true }),
+    );
   return pino(settings, jsonDestination());
 }
 

@@ -64,6 +64,33 @@ describe('accessLogWriter', () => {
     expect(lines).toHaveLength(1);
   });
 
+  it("writes the health probes' lines at debug, as pino's logger.debug(fields, 'request') would", () => {
+    const probes = ['/healthz', '/readyz', '/livez'].map((route) => ({ ...fields, route, status: 200 }));
+    const atInfo = capture('info');
+    const write = accessLogWriter(atInfo.logger);
+    for (const probe of probes) write(probe);
+    // Nothing at info: a poll every few seconds neither fills a collector nor scrolls a terminal…
+    expect(atInfo.lines).toHaveLength(0);
+    // …while every other route keeps its info line, a look-alike raw path included.
+    write({ ...fields, route: '/api/stats' });
+    write({ ...fields, route: 'unmatched' });
+    expect(atInfo.lines.map((l) => JSON.parse(l).level)).toEqual([30, 30]);
+
+    const ours = capture('debug');
+    const theirs = capture('debug');
+    for (const probe of probes) {
+      accessLogWriter(ours.logger)(probe);
+      theirs.logger.debug({ ...probe }, 'request');
+    }
+    expect(ours.lines).toHaveLength(3);
+    for (const [i, line] of ours.lines.entries()) {
+      const [a, b] = [JSON.parse(line), JSON.parse(theirs.lines[i]!)];
+      expect(a.level).toBe(20);
+      expect({ ...a, time: 0 }).toEqual({ ...b, time: 0 });
+      expect(Object.keys(a)).toEqual(Object.keys(b));
+    }
+  });
+
   it("on the service's batched destination, builds the held line when the batch is written, in order", () => {
     const dir = mkdtempSync(join(tmpdir(), 'access-log-'));
     const fd = openSync(join(dir, 'log'), 'w');
