@@ -11,6 +11,8 @@ const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 export class ChainRegistry {
   private readonly chains: readonly ChainConfig[];
   private readonly byKey = new Map<string, ChainConfig>();
+  /** lower-case chain key → chain: a key is matched in any case */
+  private readonly byLowerKey = new Map<string, ChainConfig>();
   private readonly byId = new Map<number, ChainConfig>();
   /** chain key → lower-case symbol or lower-case address → token */
   private readonly tokens = new Map<string, Map<string, TokenConfig>>();
@@ -25,6 +27,7 @@ export class ChainRegistry {
       if (this.byKey.has(chain.key)) throw new Error(`duplicate chain key "${chain.key}"`);
       if (this.byId.has(chain.chainId)) throw new Error(`duplicate chain id ${chain.chainId}`);
       this.byKey.set(chain.key, chain);
+      this.byLowerKey.set(chain.key.toLowerCase(), chain);
       this.byId.set(chain.chainId, chain);
       const index = new Map<string, TokenConfig>();
       for (const token of chain.tokens) {
@@ -49,19 +52,22 @@ export class ChainRegistry {
     return this.byKey.get(key);
   }
 
-  /** The chain, or a 422 UNSUPPORTED_CHAIN naming the live keys. */
-  require(key: string, parameter?: string): ChainConfig {
-    const chain = this.byKey.get(key);
+  /**
+   * The chain of a key in any case, or 422 UNSUPPORTED_CHAIN naming the parameter and the live keys:
+   * the one answer every path gives for a chain it does not serve. `isDefault` says the key is also the
+   * parameter's documented default, so the message tells a caller who never typed it where it came from.
+   */
+  require(key: string, parameter?: string, isDefault = false): ChainConfig {
+    const chain = this.byKey.get(key) ?? this.byLowerKey.get(key.toLowerCase());
     if (chain) return chain;
-    const expected = this.keys().join(', ');
-    throw new ApiError(
-      'UNSUPPORTED_CHAIN',
-      `Chain "${key}" is not supported. Supported chains: ${expected}.`,
-      {
-        ...(parameter === undefined ? {} : { parameter }),
-        issues: [{ type: 'UNSUPPORTED_CHAIN', expected, actual: key }],
-      },
-    );
+    const expected = this.keys().join(', ') || 'none';
+    const message = isDefault
+      ? `Chain "${key}" (the default when ${parameter ?? 'chain'} is not given) is not supported. Supported chains: ${expected}.`
+      : `Chain "${key}" is not supported. Supported chains: ${expected}.`;
+    throw new ApiError('UNSUPPORTED_CHAIN', message, {
+      ...(parameter === undefined ? {} : { parameter }),
+      issues: [{ type: 'UNSUPPORTED_CHAIN', expected, actual: key }],
+    });
   }
 
   /** Whether `address` (any case) is the chain's router. */

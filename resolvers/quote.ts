@@ -143,7 +143,7 @@ export function checkFunding(
 
 export async function quote(ctx: GraphQLContext, args: QuoteArgs): Promise<QuoteResult> {
   const amount = validate(args);
-  const chain = ctx.services.registry.require(args.chain, 'chain');
+  const chain = ctx.services.registry.require(args.chain, 'chain', args.chain === DEFAULT_QUOTE_CHAIN);
   const hash = args.hash.toLowerCase();
   const { quotable, forget } = await quotableStrategy(ctx, chain, hash);
   // Docking is final (the same bytes can never be shipped again): no simulation needed.

@@ -27,7 +27,7 @@ import { keyGuard } from './keyGuard.js';
 import { metricsRoute } from './metricsRoute.js';
 import type { RateLimits } from './rateLimit.js';
 import { responseCacheFor } from './responseCache.js';
-import type { RestRoute } from './route.js';
+import { type RestRoute, strayQueryParameter } from './route.js';
 
 export interface AppOptions {
   services: Services;
@@ -126,6 +126,8 @@ export function createApp(options: AppOptions): (req: IncomingMessage, res: Serv
         const route = pathRoutes.find(
           (r) => r.method === req.method || (r.method === 'GET' && req.method === 'HEAD'),
         )!;
+        const stray = strayQueryParameter(route, req.query);
+        if (stray) return next(stray);
         const run = () => {
           const apiKey = (res.locals.apiKey as AuthenticatedKey | undefined) ?? null;
           const id = String(res.locals.requestId);

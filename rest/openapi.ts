@@ -24,8 +24,11 @@ export { errorExample };
 
 export const API_VERSION = 'v1';
 
-/** Codes every documented path can answer with, whatever its own logic (rest/app.ts). */
-const CONVENTION_CODES: ErrorCode[] = ['METHOD_NOT_ALLOWED', 'RATE_LIMITED', 'INTERNAL'];
+/**
+ * Codes every documented path can answer with, whatever its own logic (rest/app.ts): a query parameter
+ * the path does not take is refused by name, the wrong method, the rate limit, the unexpected.
+ */
+const CONVENTION_CODES: ErrorCode[] = ['INVALID_PARAMETER', 'METHOD_NOT_ALLOWED', 'RATE_LIMITED', 'INTERNAL'];
 
 /** The order of the tags in the document (and in /docs); each one's description is docs/api/<tag>.md's. */
 const TAG_ORDER = [

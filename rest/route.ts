@@ -132,3 +132,23 @@ export function queryParam<S extends Record<string, z.ZodType>, K extends keyof 
   if (!parsed.success) throw ApiError.invalid(name, parsed.error.issues[0]?.message ?? `${name} is invalid.`);
   return parsed.data as z.infer<S[K]>;
 }
+
+/**
+ * A query parameter the route does not take (`chian=base`), as a 400 naming it: silently ignored, a
+ * misspelt filter would answer for everything it meant to narrow. The route's documented query is the
+ * list of what it takes, so the document and the check cannot disagree.
+ */
+export function strayQueryParameter(route: RestRoute, query: unknown): ApiError | null {
+  if (!route.doc || typeof query !== 'object' || query === null) return null;
+  const takes = Object.keys(route.doc.query?.shape ?? {});
+  const stray = Object.keys(query).find((name) => !takes.includes(name));
+  if (stray === undefined) return null;
+  const name = stray.length > 64 ? `${stray.slice(0, 64)}…` : stray;
+  const path = `${route.method} ${route.path.replace(/:(\w+)/g, '{$1}')}`;
+  return ApiError.invalid(
+    name,
+    takes.length === 0
+      ? `${name} is not a parameter of ${path}: it takes no query parameters.`
+      : `${name} is not a parameter of ${path}: it takes ${takes.join(', ')}.`,
+  );
+}

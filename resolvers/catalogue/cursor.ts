@@ -55,6 +55,12 @@ const invalidCursor = () =>
 
 /** The `length` fields a cursor's base64url JSON array holds; anything else is 400 naming `cursor`. */
 function cursorFields(cursor: string, length: number): unknown[] {
+  // What a script sends when it copies the last page's `nextCursor: null` into the next request.
+  if (cursor === 'null' || cursor === 'undefined')
+    throw ApiError.invalid(
+      'cursor',
+      `cursor=${cursor}: the previous page was the last one (its nextCursor was null); stop there, or start again without cursor.`,
+    );
   if (cursor.length > MAX_CURSOR_LENGTH || !/^[A-Za-z0-9_-]+$/.test(cursor)) throw invalidCursor();
   let parsed: unknown;
   try {

@@ -13,17 +13,9 @@ export const HASH = /^0x[0-9a-fA-F]{64}$/;
 
 const SYMBOL = /^[A-Za-z0-9][A-Za-z0-9._+-]{0,31}$/;
 
-/** A chain key of the registry (case-insensitive), or 400 naming the parameter. */
+/** A chain key of the registry (case-insensitive), or 422 UNSUPPORTED_CHAIN naming the parameter. */
 export function resolveChain(ctx: GraphQLContext, key: string, parameter = 'chain'): ChainConfig {
-  const registry = ctx.services.registry;
-  const chain = registry.get(key) ?? registry.list().find((c) => c.key.toLowerCase() === key.toLowerCase());
-  if (!chain) {
-    throw ApiError.invalid(
-      parameter,
-      `Unknown chain "${key}"; live chains: ${registry.keys().join(', ') || 'none'}.`,
-    );
-  }
-  return chain;
+  return ctx.services.registry.require(key, parameter);
 }
 
 /**

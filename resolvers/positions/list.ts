@@ -49,9 +49,7 @@ export function positionFilters(ctx: GraphQLContext, args: PositionListArgs) {
   }
   let chain: string | undefined;
   if (args.chain !== undefined && args.chain !== null) {
-    if (ctx.services.registry.get(args.chain) === undefined)
-      throw ApiError.invalid('chain', 'chain must be a chain key of /api/chains.');
-    chain = args.chain;
+    chain = ctx.services.registry.require(args.chain, 'chain').key;
   }
   let wallet: string | undefined;
   if (args.wallet !== undefined && args.wallet !== null) {

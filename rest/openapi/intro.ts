@@ -21,6 +21,7 @@ export function describeApi(options: OpenApiOptions): string {
 - Every rate-limited path answers, on success and on failure, \`RateLimit-Limit\`, \`RateLimit-Remaining\`, \`RateLimit-Reset\` and \`RateLimit-Policy\` (\`<bucket>;w=<seconds>;limit=<n>\`); a 429 also carries \`Retry-After\` (seconds).
 - Success bodies are \`{ data, meta }\` (the badge excepted: it is the shields.io schema). Money in read models is USD numbers; on-chain amounts are integer strings in base units, with \`decimals\` where a token is described.
 - Every error is one envelope: \`{ error: { code, message, requestId, retryable, documentation, parameter?, issues? } }\`. Branch on \`code\`, never on the message; each operation lists, per status, the closed set of codes it can answer with.
+- A query parameter an operation does not take (a misspelt \`chian=base\`) is 400 \`INVALID_PARAMETER\` naming it, never silently ignored: an ignored filter would answer for everything it meant to narrow. A chain key is matched in any case; one the live catalogue does not list is 422 \`UNSUPPORTED_CHAIN\` on every path that takes a chain.
 - Additive changes (new fields, endpoints, enum values, error codes) may appear at any time: ignore what you do not recognise. Breaking changes ship under a new path version with at least 90 days' notice.
 
 ## Authentication

@@ -87,7 +87,7 @@ const makerRoute: RestRoute = {
       cursor: parameters.cursor.optional(),
     }),
     response: makerBody,
-    errors: ['INVALID_PARAMETER', 'NOT_FOUND', 'UPSTREAM_UNAVAILABLE'],
+    errors: ['INVALID_PARAMETER', 'NOT_FOUND', 'UNSUPPORTED_CHAIN', 'UPSTREAM_UNAVAILABLE'],
     errorExamples: {
       INVALID_PARAMETER: { message: 'chain is required.', parameter: 'chain' },
       NOT_FOUND: { message: 'No maker 0x00000000000000000000000000000000000abc01 on chain "base".' },
@@ -149,7 +149,7 @@ const activityRoute: RestRoute = {
       }),
     }),
     response: strategyActivityBody,
-    errors: ['INVALID_PARAMETER', 'NOT_FOUND', 'UPSTREAM_UNAVAILABLE'],
+    errors: ['INVALID_PARAMETER', 'NOT_FOUND', 'UNSUPPORTED_CHAIN', 'UPSTREAM_UNAVAILABLE'],
     errorExamples: {
       INVALID_PARAMETER: { message: 'granularity must be one of hour, day.', parameter: 'granularity' },
       NOT_FOUND: {

@@ -33,7 +33,7 @@ import { chainsData, STATS_KEY, statsData, strategyDetail, strategyDetailData } 
  *   q         search only, required there: 1-100 characters of free text over pair and chain; each
  *             word names a chain (key or name) or a token symbol, exactly or by prefix
  *   pair      list only: "A/B" token symbols, either order, any case (e.g. USDC/USDT)
- *   chain     list and detail: a chain key of /api/chains; unknown → 400
+ *   chain     list and detail: a chain key of /api/chains (any case); unknown → 422 UNSUPPORTED_CHAIN
  *   limit     list and search: integer 1-100, default 20
  *   cursor    list and search: opaque, `page.nextCursor` of the previous page (keyset: stable when
  *             strategies are added); it must be used with the same sort
@@ -216,7 +216,7 @@ const strategiesRoute: RestRoute = {
       hash: parameters.hash.optional(),
     }),
     response: strategiesBody,
-    errors: ['INVALID_PARAMETER', 'NOT_FOUND', 'UPSTREAM_UNAVAILABLE'],
+    errors: ['INVALID_PARAMETER', 'NOT_FOUND', 'UNSUPPORTED_CHAIN', 'UPSTREAM_UNAVAILABLE'],
     errorExamples: {
       INVALID_PARAMETER: {
         message: 'q is not a parameter of resource=list (it is used with resource=search).',
@@ -249,7 +249,9 @@ const strategiesRoute: RestRoute = {
         const paging = pagingOf(ctx);
         const graph = ctx.graphql();
         const connection = await listStrategies(graph, { chain, pair, ...paging }, 'summaries');
-        const filters = { chain: chain ?? null, pair: pair ?? null };
+        // The filter applied: the chain's own key, whatever case it was asked in.
+        const applied = chain === undefined ? null : ctx.services.registry.require(chain, 'chain').key;
+        const filters = { chain: applied, pair: pair ?? null };
         return pageBody(ctx, 'list', ['filters', filters], connection, graph, paging);
       }
       case 'search': {
@@ -298,7 +300,7 @@ const strategyDetailRoute: RestRoute = {
       }),
     }),
     response: strategyDetailBody,
-    errors: ['INVALID_PARAMETER', 'NOT_FOUND', 'UPSTREAM_UNAVAILABLE'],
+    errors: ['INVALID_PARAMETER', 'NOT_FOUND', 'UNSUPPORTED_CHAIN', 'UPSTREAM_UNAVAILABLE'],
     errorExamples: {
       INVALID_PARAMETER: { message: 'hash is required.', parameter: 'hash' },
       NOT_FOUND: {

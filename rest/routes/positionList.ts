@@ -81,7 +81,7 @@ export const positionExportRoutes: RestRoute[] = [
         'Content-Disposition': {},
         'Cache-Control': {},
       },
-      errors: ['INVALID_PARAMETER', 'RATE_LIMITED', 'UPSTREAM_UNAVAILABLE'],
+      errors: ['INVALID_PARAMETER', 'UNSUPPORTED_CHAIN', 'RATE_LIMITED', 'UPSTREAM_UNAVAILABLE'],
       errorExamples: {
         INVALID_PARAMETER: { message: 'format must be one of csv, ndjson.', parameter: 'format' },
         RATE_LIMITED: { message: 'At most 2 exports of one key run at once; retry when one has ended.' },
@@ -166,7 +166,7 @@ export const positionListRoutes: RestRoute[] = [
       }),
       response: positionListBody,
       responseHeaders: { 'Cache-Control': {} },
-      errors: ['INVALID_PARAMETER'],
+      errors: ['INVALID_PARAMETER', 'UNSUPPORTED_CHAIN'],
       errorExamples: {
         INVALID_PARAMETER: {
           message: 'cursor is not one this service issued; start again without it.',

@@ -106,7 +106,7 @@ export const ERROR_DOCS: Record<ErrorCode, ErrorDoc> = {
   INVALID_PARAMETER: {
     title: 'Invalid parameter',
     meaning:
-      'A parameter (query, path, header or body field) is missing, malformed or out of range. `error.parameter` names it, e.g. `metric`, `deposits[1].amount` or `Idempotency-Key`.',
+      'A parameter (query, path, header or body field) is missing, malformed or out of range. `error.parameter` names it, e.g. `metric`, `deposits[1].amount` or `Idempotency-Key`. A query parameter the operation does not take is refused too, named as sent.',
     action:
       'Correct the parameter that `error.parameter` names, using the documented type and range. Do not retry it unchanged.',
     example: { message: 'limit must be an integer from 1 to 100.', parameter: 'limit' },
@@ -145,12 +145,12 @@ export const ERROR_DOCS: Record<ErrorCode, ErrorDoc> = {
   UNSUPPORTED_CHAIN: {
     title: 'Unsupported chain',
     meaning:
-      'The chain named is not in the live catalogue. `error.issues[]` carries `expected` (the live chain keys) and `actual` (the value sent).',
+      'The chain named is not in the live catalogue: every path that takes a chain (reads, quote, prepare, lists, analytics) answers this for a key it does not serve, matched in any case. `error.issues[]` carries `expected` (the live chain keys) and `actual` (the value sent).',
     action: 'Use a chain key listed by `GET /api/chains`; never hardcode the list.',
     example: {
-      message: 'Chain "ethereum" is not supported. Supported chains: base, arc, baseSepolia.',
+      message: 'Chain "polygon" is not supported. Supported chains: base, arc, baseSepolia.',
       parameter: 'chain',
-      issues: [{ type: 'UNSUPPORTED_CHAIN', expected: 'base, arc, baseSepolia', actual: 'ethereum' }],
+      issues: [{ type: 'UNSUPPORTED_CHAIN', expected: 'base, arc, baseSepolia', actual: 'polygon' }],
     },
   },
   UNPROCESSABLE: {

@@ -86,7 +86,6 @@ describe('GET /api/strategy-detail', () => {
     await invalid('/api/strategy-detail?hash=0x1234', 'hash');
     await invalid(`/api/strategy-detail?hash=${'ab'.repeat(32)}`, 'hash');
     await invalid(`/api/strategy-detail?hash=0x${'zz'.repeat(32)}`, 'hash');
-    await invalid(`/api/strategy-detail?hash=${docked.hash}&chain=mars`, 'chain');
     await invalid(`/api/strategy-detail?hash=0x${'ab'.repeat(32)}`, 'hash', 404, 'NOT_FOUND');
     await invalid(`/api/strategy-detail?hash=${docked.hash}&chain=arc`, 'hash', 404, 'NOT_FOUND');
   });

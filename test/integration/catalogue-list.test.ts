@@ -286,7 +286,6 @@ describe('GET /api/strategies', () => {
     const cases: [string, string][] = [
       ['resource=everything', 'resource'],
       ['resource=', 'resource'],
-      ['chain=mars', 'chain'],
       ['chain=', 'chain'],
       ['pair=USDC', 'pair'],
       ['pair=USDC/USDT/EURC', 'pair'],

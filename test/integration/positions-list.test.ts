@@ -178,7 +178,6 @@ describe('GET /v1/positions', () => {
     const cases: [string, string][] = [
       ['?status=signed', 'status'],
       ['?status=', 'status'],
-      ['?chain=mars', 'chain'],
       ['?wallet=0x123', 'wallet'],
       ['?limit=0', 'limit'],
       ['?limit=101', 'limit'],
