@@ -59,7 +59,7 @@ describe('a chain the catalogue does not serve', () => {
   ];
   const cases = (): [string, string, unknown?][] => [
     ['GET', '/api/strategies?chain=mars'],
-    ['GET', '/api/strategies?resource=detail&chain=mars&hash=' + hash],
+    ['GET', `/api/strategies?resource=detail&chain=mars&hash=${hash}`],
     ['GET', `/api/strategy-detail?hash=${hash}&chain=mars`],
     ['GET', `/api/quote?hash=${hash}&chain=mars&amount=1000`],
     ['GET', `/api/makers/${MAKER}?chain=mars`],
