@@ -49,12 +49,17 @@ export function inlineCode(text: string): string {
   return escapeHtml(text).replace(/`([^`]+)`/g, '<code>$1</code>');
 }
 
+/**
+ * The pages' one stylesheet (/docs/docs.css). Nothing scrolls the page sideways on a phone: a code block
+ * wraps its lines (pre-wrap, and a URL or a long code breaks anywhere), as do inline code and the cells.
+ */
 export const STYLE = `:root{color-scheme:light dark;font-family:system-ui,sans-serif;line-height:1.5}
-body{max-width:52rem;margin:2rem auto;padding:0 1rem}
-code{font-family:ui-monospace,monospace;background:rgba(127,127,127,.15);padding:0 .25em;border-radius:3px}
-pre{background:rgba(127,127,127,.15);padding:.8rem 1rem;border-radius:4px;overflow-x:auto}pre code{background:none;padding:0}
-table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:.35rem .6rem;border-bottom:1px solid rgba(127,127,127,.3);vertical-align:top}
-dt{font-weight:600;margin-top:.8rem}dd{margin:0}nav a{margin-right:1rem}`;
+body{max-width:52rem;margin:2rem auto;padding:0 1rem;overflow-wrap:break-word}
+code{font-family:ui-monospace,monospace;background:rgba(127,127,127,.15);padding:0 .25em;border-radius:3px;overflow-wrap:anywhere}
+pre{background:rgba(127,127,127,.15);padding:.8rem 1rem;border-radius:4px;white-space:pre-wrap;overflow-wrap:anywhere}pre code{background:none;padding:0}
+table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:.35rem .6rem;border-bottom:1px solid rgba(127,127,127,.3);vertical-align:top;overflow-wrap:anywhere}
+dt{font-weight:600;margin-top:.8rem}dd{margin:0}nav{display:flex;flex-wrap:wrap;gap:.25rem 1rem}
+@media (max-width:480px){body{margin:1rem auto}h1{font-size:1.5rem}th,td{padding:.3rem .35rem}}`;
 
 export function page(title: string, body: string): string {
   return `<!doctype html>
