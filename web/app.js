@@ -2,10 +2,11 @@
 // textContent, never as HTML. Refreshes pause while the tab is hidden, and back off on 429. While the
 // live stream (GET /api/events) is open, the pilot and the stats refresh when an event says something
 // changed, with a slow poll as a safety net; without it (refused, unsupported, lost) they poll as before.
+// The badge previews are drawn from the stats' totals, so they always show the tiles' figures.
 
-import { buildBadges, refreshBadges } from './badges.js';
+import { buildBadges } from './badges.js';
 import { lookUpBalances } from './balances.js';
-import { $, copy } from './dom.js';
+import { $, copy, watchTableOverflow } from './dom.js';
 import { connectEvents, stream } from './events.js';
 import { pilotChainId, pilotWallets, refreshPilot } from './pilot.js';
 import { every } from './schedule.js';
@@ -13,7 +14,6 @@ import { refreshStats } from './stats.js';
 
 const PILOT_EVERY_MS = 5_000;
 const STATS_EVERY_MS = 15_000;
-const BADGES_EVERY_MS = 60_000;
 /** Polls while the stream is open: events trigger the refreshes, this only catches what they do not say. */
 const STREAMING_EVERY_MS = 60_000;
 /** Least time between two refreshes of one part that events trigger (stats are cached 60 s anyway). */
@@ -32,10 +32,10 @@ $('#balances-pilot').addEventListener('click', () => {
 $('#badge-copy').addEventListener('click', (event) => copy($('#badge-snippet').value, event.currentTarget));
 
 buildBadges();
+watchTableOverflow();
 const streamed = (everyMs) => () => (stream.open ? Math.max(everyMs, STREAMING_EVERY_MS) : everyMs);
 const pilot = every(refreshPilot, streamed(PILOT_EVERY_MS), PILOT_MIN_GAP_MS);
 const stats = every(refreshStats, streamed(STATS_EVERY_MS), STATS_MIN_GAP_MS);
-every(refreshBadges, () => BADGES_EVERY_MS);
 connectEvents(
   (name, data) => {
     // A reset means events were missed: refresh everything the events would have refreshed.

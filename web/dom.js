@@ -61,3 +61,26 @@ export function setError(selector, error) {
   const where = error.parameter ? ` (${error.parameter})` : '';
   node.textContent = `${error.code ? `${error.code}: ` : ''}${error.message}${where}`;
 }
+
+/**
+ * The sideways scroll of the tables (`.table-wrap` > `.table-scroll` > table): the wrap's
+ * `data-overflow` says whether its table is wider than the box (CSS then shows the "scroll →" hint and
+ * a fading right edge), `data-end` whether it is scrolled to its right end (the fade goes). Followed as
+ * the box or the table changes size (a narrower window, new rows) and as it scrolls.
+ */
+export function watchTableOverflow() {
+  for (const wrap of document.querySelectorAll('.table-wrap')) {
+    const box = wrap.querySelector('.table-scroll');
+    if (!box) continue;
+    const update = () => {
+      const overflow = box.scrollWidth > box.clientWidth + 1;
+      wrap.dataset.overflow = String(overflow);
+      wrap.dataset.end = String(!overflow || box.scrollLeft + box.clientWidth >= box.scrollWidth - 1);
+    };
+    const observer = new ResizeObserver(update);
+    observer.observe(box);
+    for (const child of box.children) observer.observe(child);
+    box.addEventListener('scroll', update, { passive: true });
+    update();
+  }
+}

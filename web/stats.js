@@ -1,7 +1,8 @@
 // The stats card of the operator page (web/app.js): totals, the per-chain roll-up and the top pairs,
-// from GET /api/stats.
+// from GET /api/stats; the badge previews (web/badges.js) are drawn from the same totals.
 
 import { getJson } from './api.js';
+import { renderBadges } from './badges.js';
 import { $, el, setError } from './dom.js';
 import { ago, integer, usd, usdExact } from './format.js';
 import { setHealth } from './status.js';
@@ -41,6 +42,8 @@ export async function refreshStats() {
     for (const node of document.querySelectorAll('[data-kpi]')) {
       const key = node.dataset.kpi;
       const value = totals[key];
+      // The figure as read, for whoever compares it with the badge previews.
+      node.dataset.value = value ?? '';
       if (key.startsWith('volume')) {
         node.textContent = usd(value);
         node.title = typeof value === 'number' ? usdExact.format(value) : '';
@@ -51,6 +54,7 @@ export async function refreshStats() {
         node.textContent = typeof value === 'number' ? integer.format(value) : '—';
       }
     }
+    renderBadges(totals);
     const updated = totals.rollup_updated_at;
     $('#stats-meta').textContent =
       `roll-up ${updated ? ago(updated) : 'pending'}${meta?.cached ? ' · cached' : ''}`;

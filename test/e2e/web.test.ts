@@ -1,23 +1,70 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { type Browser, chromium } from 'playwright-core';
+import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Devnet } from '../../devnet/devnet.js';
 import type { ChainConfig } from '../../lib/config.js';
+import { ERROR_CODE_LIST } from '../../lib/errors.js';
+import {
+  BADGE_LABELS,
+  BADGE_METRICS,
+  type BadgeMetric,
+  formatCount,
+  formatUsd,
+} from '../../resolvers/catalogue/badge.js';
 import { startSeededDevnet } from '../helpers/devnetSnapshot.js';
 import { testPort } from '../helpers/ports.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
 /**
  * The operator page in a real browser (Debian's Chromium driven by playwright-core) against the
- * service on the devnet: pilot swaps and stats rendered, the balances look-up, the badge snippets.
- * A screenshot is saved under test-results/. Devnet ports 19400-19402.
+ * service on the devnet: pilot swaps and stats rendered, the balances look-up, the badge snippets; at
+ * a phone's width (390 px) and a laptop's (1280 px) nothing clipped, no sideways scroll (a wide table
+ * scrolls in its own box, with a hint), the badge previews showing the tiles' figures, and the error
+ * pages wrapped. Screenshots of both widths go to test-results/ (the CI artefacts):
+ * web-390.png, web-1280.png, docs-error-390.png, docs-error-1280.png. Devnet ports 19400-19402.
  */
 
 const BASE_PORT = testPort(19400);
 const CHROMIUM = '/usr/bin/chromium';
 const SCREENSHOTS = path.resolve('test-results');
+
+/** The Catalogue tile (`data-kpi`) whose figure each badge metric words. */
+const TILE_OF: Record<BadgeMetric, string> = {
+  volume30: 'volume_30d_usd',
+  volume7: 'volume_7d_usd',
+  volume1: 'volume_1d_usd',
+  strategies: 'strategies',
+  makers: 'makers',
+  pairs: 'pairs',
+  chains: 'chains',
+};
+
+/**
+ * What does not fit the viewport: the document's scroll width, the figures wider than their box, and
+ * the elements reaching past the right edge outside a box that scrolls or clips them.
+ */
+function layoutOf(page: Page) {
+  return page.evaluate(() => {
+    const root = document.documentElement;
+    const clipped = [
+      ...document.querySelectorAll<HTMLElement>('.kpi-value, .pill, .meta, .kpi-label, .badge'),
+    ]
+      .filter((el) => el.offsetParent !== null && el.scrollWidth > el.clientWidth + 1)
+      .map((el) => `${el.className}: ${el.textContent} (${el.scrollWidth} > ${el.clientWidth})`);
+    const overflowing = [...document.querySelectorAll<HTMLElement>('body *')]
+      .filter((el) => el.getBoundingClientRect().right > root.clientWidth + 1)
+      .filter((el) => {
+        for (let p = el.parentElement; p; p = p.parentElement)
+          if (/(auto|scroll|hidden)/.test(getComputedStyle(p).overflowX)) return false;
+        return true;
+      })
+      .map((el) => `${el.tagName.toLowerCase()}#${el.id}.${el.className}`)
+      .slice(0, 5);
+    return { scrollWidth: root.scrollWidth, clientWidth: root.clientWidth, clipped, overflowing };
+  });
+}
 
 let devnet: Devnet;
 let dataDir: string;
@@ -194,9 +241,6 @@ describe('the operator page in Chromium', () => {
       encodeURIComponent('metric=strategies'),
     );
 
-    mkdirSync(SCREENSHOTS, { recursive: true });
-    await page.screenshot({ path: path.join(SCREENSHOTS, 'web-operator-page.png'), fullPage: true });
-
     await page.fill('#balances-input', `${sepolia.pilot!.maker}, 0x1234`);
     await page.click('#balances-form button[type="submit"]');
     await page.waitForSelector('#balances-error:not([hidden])');
@@ -233,47 +277,124 @@ describe('the operator page in Chromium', () => {
     }
     await page.close();
   }, 60_000);
+});
 
-  it('fits the page at 1280 px without clipped figures and at 390 px without sideways scroll', async () => {
-    mkdirSync(SCREENSHOTS, { recursive: true });
-    for (const width of [1280, 390]) {
+describe('the operator page and the error pages at 390 px and 1280 px', () => {
+  for (const width of [390, 1280]) {
+    it(`${width} px: nothing clipped, no sideways scroll, every table reachable, the badge previews show the tiles' figures`, async () => {
+      mkdirSync(SCREENSHOTS, { recursive: true });
       const page = await browser.newPage({ viewport: { width, height: 900 } });
       await page.goto(`${svc.url}/demo`);
-      await page.waitForSelector('#pilot[data-state="ready"]', { timeout: 20_000 });
-      await page.waitForSelector('#stats[data-state="ready"]', { timeout: 20_000 });
-      await page.waitForFunction(
-        () => document.querySelectorAll('#badges-table .badge').length === 7,
-        undefined,
-        {
-          timeout: 15_000,
-        },
+      await page.waitForSelector('#pilot[data-state="ready"]');
+      await page.waitForSelector('#stats[data-state="ready"]');
+      await page.waitForSelector('#pilot-swaps tbody tr[data-tx]');
+      await page.waitForFunction(() => document.querySelectorAll('#badges-table .badge').length === 7);
+      // The widest table on a phone: the balances of the three pilot wallets.
+      await page.click('#balances-pilot');
+      await page.waitForSelector('#balances-table:not([hidden]) tbody tr');
+      // The overflow watcher has caught up with every table (it follows their sizes).
+      await page.waitForFunction(() =>
+        [...document.querySelectorAll<HTMLElement>('.table-wrap')].every((wrap) => {
+          const box = wrap.querySelector<HTMLElement>('.table-scroll')!;
+          return wrap.dataset.overflow === String(box.scrollWidth > box.clientWidth + 1);
+        }),
       );
-      await page.screenshot({
-        path: path.join(SCREENSHOTS, `web-operator-page-${width}.png`),
-        fullPage: true,
-      });
-      const layout = await page.evaluate(() => {
-        const root = document.documentElement;
-        // A figure is clipped when its text is wider than its box (the KPI values, the pills, the metas).
-        const clipped = [...document.querySelectorAll<HTMLElement>('.kpi-value, .pill, .meta, .kpi-label')]
-          .filter((el) => el.offsetParent !== null && el.scrollWidth > el.clientWidth + 1)
-          .map((el) => `${el.className}: ${el.textContent} (${el.scrollWidth} > ${el.clientWidth})`);
-        // Anything reaching past the viewport that is not inside a scrolling box of its own.
-        const overflowing = [...document.querySelectorAll<HTMLElement>('body *')]
-          .filter((el) => el.getBoundingClientRect().right > root.clientWidth + 1)
-          .filter((el) => {
-            for (let p = el.parentElement; p; p = p.parentElement)
-              if (/(auto|scroll|hidden)/.test(getComputedStyle(p).overflowX)) return false;
-            return true;
-          })
-          .map((el) => `${el.tagName.toLowerCase()}#${el.id}.${el.className}`)
-          .slice(0, 5);
-        return { scrollWidth: root.scrollWidth, clientWidth: root.clientWidth, clipped, overflowing };
-      });
+      await page.screenshot({ path: path.join(SCREENSHOTS, `web-${width}.png`), fullPage: true });
+
+      const layout = await layoutOf(page);
       expect(layout.clipped, `${width} px`).toEqual([]);
       expect(layout.overflowing, `${width} px`).toEqual([]);
       expect(layout.scrollWidth, `${width} px`).toBeLessThanOrEqual(layout.clientWidth);
+
+      // Every table shown is in a box within its card, and either fits it or scrolls in it sideways
+      // with the hint showing; the hint shows only then.
+      const tables = await page.evaluate(() =>
+        [...document.querySelectorAll<HTMLTableElement>('table')]
+          .filter((table) => table.checkVisibility())
+          .map((table) => {
+            const box = table.closest<HTMLElement>('.table-scroll');
+            const card = table.closest<HTMLElement>('.card')!;
+            const hint = table.closest('.table-wrap')?.querySelector<HTMLElement>('.scroll-hint');
+            const cardRight =
+              card.getBoundingClientRect().right - Number.parseFloat(getComputedStyle(card).paddingRight);
+            return {
+              id: table.id,
+              boxed: box !== null,
+              withinCard: box !== null && box.getBoundingClientRect().right <= cardRight + 1,
+              fits: box !== null && table.getBoundingClientRect().width <= box.clientWidth + 1,
+              scrolls: box !== null && getComputedStyle(box).overflowX === 'auto',
+              hint: hint?.checkVisibility() ?? false,
+            };
+          }),
+      );
+      expect(tables.map((t) => t.id).sort()).toEqual([
+        'badges-table',
+        'balances-table',
+        'chains',
+        'pilot-swaps',
+      ]);
+      for (const table of tables) {
+        expect(table, `${width} px`).toMatchObject({ boxed: true, withinCard: true, hint: !table.fits });
+        expect(table.fits || (table.scrolls && table.hint), `${width} px ${table.id}`).toBe(true);
+      }
+
+      // The previews and the tiles beside them are one read of /api/stats: each preview words the
+      // figure of its tile as the service words its badge.
+      const figures = await page.evaluate(() => ({
+        tiles: Object.fromEntries(
+          [...document.querySelectorAll<HTMLElement>('[data-kpi]')].map((node) => [
+            node.dataset.kpi,
+            { value: node.dataset.value, text: node.textContent },
+          ]),
+        ),
+        previews: Object.fromEntries(
+          [...document.querySelectorAll<HTMLElement>('#badges-table tr[data-metric]')].map((row) => [
+            row.dataset.metric,
+            {
+              value: row.querySelector<HTMLElement>('.badge')?.dataset.value,
+              label: row.querySelector('.badge-label')?.textContent,
+              message: row.querySelector('.badge-message')?.textContent,
+            },
+          ]),
+        ),
+      }));
+      for (const metric of BADGE_METRICS) {
+        const tile = figures.tiles[TILE_OF[metric]]!;
+        const preview = figures.previews[metric]!;
+        expect(tile.value, metric).toMatch(/^\d+(\.\d+)?$/);
+        expect(preview.value, metric).toBe(tile.value);
+        expect(preview.label, metric).toBe(BADGE_LABELS[metric]);
+        const value = Number(tile.value);
+        if (metric.startsWith('volume')) expect(preview.message, metric).toBe(formatUsd(value));
+        // A count under 10,000 reads the same on the tile and on the badge.
+        else expect(preview.message, metric).toBe(value < 10_000 ? tile.text : formatCount(value));
+      }
       await page.close();
-    }
-  }, 90_000);
+
+      // The error pages (what every envelope's `documentation` links to) and their index: the code
+      // blocks wrap, nothing reaches past the edge. All of them on the phone; two on the laptop.
+      const errorPage = await browser.newPage({ viewport: { width, height: 900 } });
+      const paths =
+        width === 390
+          ? ['/docs/errors', ...ERROR_CODE_LIST.map((c) => `/docs/errors/${c}`)]
+          : ['/docs/errors', '/docs/errors/INVALID_PARAMETER'];
+      for (const p of paths) {
+        const res = await errorPage.goto(`${svc.url}${p}`);
+        expect(res?.status(), p).toBe(200);
+        if (p === '/docs/errors/INVALID_PARAMETER')
+          await errorPage.screenshot({
+            path: path.join(SCREENSHOTS, `docs-error-${width}.png`),
+            fullPage: true,
+          });
+        const docLayout = await layoutOf(errorPage);
+        expect(docLayout.overflowing, `${width} px ${p}`).toEqual([]);
+        expect(docLayout.scrollWidth, `${width} px ${p}`).toBeLessThanOrEqual(docLayout.clientWidth);
+        const wraps = await errorPage.evaluate(() =>
+          [...document.querySelectorAll('pre')].map((pre) => getComputedStyle(pre).whiteSpace),
+        );
+        if (p !== '/docs/errors') expect(wraps, p).toEqual(['pre-wrap']);
+      }
+      await errorPage.close();
+    }, 90_000);
+  }
 });
