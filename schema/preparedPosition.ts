@@ -104,6 +104,16 @@ const FeeBreakdownRef = builder.objectRef<FeeBreakdown>('FeeBreakdown').implemen
         "The maker's own fee on the 1e7 scale (0..2000000), as supplied by the caller; it stays in the position.",
       extensions: as('count'),
     }),
+    protocolFee1e7: t.exposeInt('protocolFee1e7', {
+      description:
+        'The protocol fee on the 1e7 scale (10000000 = 100%): the value of protocolFeeBps, under a name that does not read as basis points.',
+      extensions: fixed(PROTOCOL_FEE_BPS),
+    }),
+    makerFee1e7: t.exposeInt('makerFee1e7', {
+      description:
+        'The maker fee on the 1e7 scale (10000000 = 100%; 30000 = 0.3%): the value of makerFeeBps, under a name that does not read as basis points.',
+      extensions: as('count'),
+    }),
     makerFeePercent: t.exposeString('makerFeePercent', {
       description: 'The maker fee as exact percentage text ("0.3"; "0" when none).',
     }),
@@ -164,7 +174,7 @@ const PreflightCheck = builder.objectRef<PreflightCheckShape>('PreflightCheck').
   fields: (t) => ({
     name: t.exposeString('name', {
       description:
-        'wallet_valid, tokens_sorted, both_amounts_positive, fees_wiring, allowance_a/_b, balance_a/_b (when checkBalances).',
+        'wallet_valid, tokens_sorted, both_amounts_positive, fees_wiring, allowance_a/_b, balance_a/_b (when checkBalances), maker_fee_scale (only when makerFeeBps is above 0 but below 1000, 0.01%: likely basis points sent on the 1e7 scale).',
     }),
     ok: t.exposeBoolean('ok', { description: 'True when the check passed.' }),
     detail: t.exposeString('detail', {

@@ -33,6 +33,12 @@ export const QuoteFeeRef = builder.objectRef<QuoteFee>('QuoteFee').implement({
       description: 'Rate on the API 1e7 scale (5000 = 0.05%).',
       extensions: as('nonNegative'),
     }),
+    fee1e7: t.float({
+      description:
+        'Rate on the API 1e7 scale (10000000 = 100%; 5000 = 0.05%): the value of bps, under a name that does not read as basis points.',
+      extensions: as('nonNegative'),
+      resolve: (fee) => fee.bps,
+    }),
     percent: t.exposeString('percent', {
       description: 'Rate as percentage text, e.g. "0.05".',
       extensions: as(null, ['0.05']),

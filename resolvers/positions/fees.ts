@@ -26,6 +26,8 @@ export function feeBreakdown(makerFeeBps: number): FeeBreakdown {
     protocolFeeBps: PROTOCOL_FEE_BPS,
     protocolFeePercent: feePercent(PROTOCOL_FEE_BPS),
     makerFeeBps,
+    protocolFee1e7: PROTOCOL_FEE_BPS,
+    makerFee1e7: makerFeeBps,
     makerFeePercent,
     totalFeePercent,
     embeddedIn: 'signed_order_data',

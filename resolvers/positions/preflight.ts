@@ -4,6 +4,7 @@ import { AQUA_TRAITS, decodeStrategy, isPlainAquaOrder } from '../../chain/order
 import { addressArg, decodeProgram, PROTOCOL_FEE_1E9, uintArg } from '../../chain/program.js';
 import { human, type Side } from '../../domain/chainReads.js';
 import type { TokenConfig } from '../../lib/config.js';
+import { feePercent } from './fees.js';
 import type { PositionOrder } from './order.js';
 import type { PreflightCheck, PreflightIssue, PreparedPayload } from './types.js';
 
@@ -132,8 +133,26 @@ function balanceChecks(sides: readonly Side[], checks: PreflightCheck[], issues:
   }
 }
 
+/**
+ * Below 0.01% a maker fee is far more likely a slip of scale than a choice: 30 is 0.0003% on the 1e7
+ * scale, where the caller probably meant 30 basis points (30000). The position is still prepared as
+ * asked; the check (present only then) sends it to review and says what the value means.
+ */
+const LIKELY_SLIP_BELOW = 1000;
+
+function makerFeeScaleCheck(makerFeeBps: number): PreflightCheck | null {
+  if (makerFeeBps <= 0 || makerFeeBps >= LIKELY_SLIP_BELOW) return null;
+  return {
+    name: 'maker_fee_scale',
+    ok: false,
+    detail:
+      `makerFeeBps ${makerFeeBps} is ${feePercent(makerFeeBps)}% on the 1e7 scale (10000000 = 100%), below 0.01%: ` +
+      `if you meant ${makerFeeBps} basis points (${feePercent(makerFeeBps * 1000)}%), send ${makerFeeBps * 1000}.`,
+  };
+}
+
 export function preflightOf(params: {
-  input: { wallet: string; includeApprovals: boolean };
+  input: { wallet: string; includeApprovals: boolean; makerFeeBps: number };
   wallet: Address;
   aqua: Address;
   tokenA: TokenConfig;
@@ -158,6 +177,8 @@ export function preflightOf(params: {
     },
     feesWiringCheck(params.order, params.wallet, params.feeReceiver),
   ];
+  const feeScale = makerFeeScaleCheck(params.input.makerFeeBps);
+  if (feeScale) checks.push(feeScale);
   const issues: PreflightIssue[] = [];
   if (!params.input.includeApprovals) allowanceChecks(params.sides, params.aqua, checks, issues);
   balanceChecks(params.sides, checks, issues);

@@ -102,7 +102,11 @@ function payloadOf(
       programBytes: (order.program.length - 2) / 2,
     },
     preflight: preflightOf({
-      input: { wallet: input.wallet, includeApprovals: intent.includeApprovals },
+      input: {
+        wallet: input.wallet,
+        includeApprovals: intent.includeApprovals,
+        makerFeeBps: intent.makerFeeBps,
+      },
       wallet,
       aqua,
       tokenA,

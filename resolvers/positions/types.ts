@@ -39,6 +39,8 @@ export interface FeeBreakdown {
   protocolFeeBps: number;
   protocolFeePercent: string;
   makerFeeBps: number;
+  protocolFee1e7: number;
+  makerFee1e7: number;
   makerFeePercent: string;
   totalFeePercent: string;
   embeddedIn: 'signed_order_data';

@@ -204,6 +204,8 @@ describe('the lifecycle of a position on the devnet', () => {
       embeddedIn: 'signed_order_data',
       removable: false,
       explanation: expect.stringContaining('0.05%'),
+      protocolFee1e7: 5000,
+      makerFee1e7: 30000,
     });
 
     expect(d.transactions.map((t) => [t.step, t.purpose, t.to, t.value])).toEqual([
@@ -521,6 +523,22 @@ describe('preflight when the wallet is short', () => {
     const res = await prepared(await prepare(intent({ wallet: typo })));
     expect(res.data.preflight.status).toBe('review');
     expect(res.data.preflight.checks[0]).toMatchObject({ name: 'wallet_valid', ok: false });
+  });
+
+  it('sends a maker fee below 0.01% to review, saying the scale and the value basis points would be', async () => {
+    const res = await prepared(await prepare(intent({ makerFeeBps: 30 })));
+    expect(res.data.fee).toMatchObject({ makerFeeBps: 30, makerFee1e7: 30, makerFeePercent: '0.0003' });
+    expect(res.data.preflight.status).toBe('review');
+    const check = res.data.preflight.checks.find((c) => c.name === 'maker_fee_scale');
+    expect(check).toEqual({
+      name: 'maker_fee_scale',
+      ok: false,
+      detail:
+        'makerFeeBps 30 is 0.0003% on the 1e7 scale (10000000 = 100%), below 0.01%: if you meant 30 basis points (0.3%), send 30000.',
+    });
+    // A fee on the scale meant is not questioned.
+    const meant = await prepared(await prepare(intent({ makerFeeBps: 30_000 })));
+    expect(meant.data.preflight.checks.map((c) => c.name)).not.toContain('maker_fee_scale');
   });
 });
 

@@ -71,6 +71,7 @@ interface Fee {
   fee1e9: number;
   bps: number;
   percent: string;
+  fee1e7: number;
 }
 interface Token {
   symbol: string;
@@ -253,6 +254,7 @@ describe('GET /api/quote on the devnet', () => {
         fee1e9: 500_000,
         bps: 5000,
         percent: '0.05',
+        fee1e7: 5000,
       });
       expect(q.effectivePrice).toBeCloseTo(Number(q.amountOut) / Number(amount), 9);
       const head = await client.getBlockNumber({ cacheTime: 0 });
@@ -310,6 +312,7 @@ describe('GET /api/quote on the devnet', () => {
       fee1e9,
       bps: fee1e9 / 100,
       percent: expect.any(String),
+      fee1e7: fee1e9 / 100,
     });
     expect(Number(body.data.makerFee?.percent)).toBeCloseTo(fee1e9 / 1e7, 9);
     // A program without FlatFeeAmountIn has no maker fee.
