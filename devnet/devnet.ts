@@ -13,7 +13,7 @@ import {
   restoreChain,
   startChainAnvil,
 } from './persist.js';
-import { type SeededChain, seedChain } from './seed.js';
+import { type SeededChain, type SeedProgress, seedChain } from './seed.js';
 
 export interface StartDevnetOptions {
   /** Port of the first chain (base); arc and baseSepolia use the next two. */
@@ -25,6 +25,12 @@ export interface StartDevnetOptions {
   logger?: Logger;
   /** Told every change of an anvil's supervision state (devnet/main.ts passes them to its parent). */
   onPartState?(status: PartStatus): void;
+  /**
+   * Told each step of the start as it completes (each chain started, deployed, its makers seeded n/N,
+   * its swaps and docks, or restored from its saved state): devnet/main.ts passes them to its parent,
+   * which logs them. Without it they are logged here, at info.
+   */
+  onProgress?: SeedProgress;
 }
 
 export interface Devnet {
@@ -47,6 +53,7 @@ export function manifestPathOf(dataDir: string): string {
  */
 export async function startDevnet(options: StartDevnetOptions): Promise<Devnet> {
   const logger = options.logger ?? pino({ level: 'silent' });
+  const progress: SeedProgress = options.onProgress ?? ((msg, fields) => logger.info(fields, msg));
   const started = performance.now();
   const anvils: Anvil[] = [];
   const stopAnvils = () => Promise.allSettled(anvils.map((a) => a.stop())).then(() => undefined);
@@ -56,9 +63,21 @@ export async function startDevnet(options: StartDevnetOptions): Promise<Devnet> 
     // A chain whose state the previous run left (devnet/persist.ts) is restored, not seeded again.
     const savedChains = readSavedChains(manifestPathOf(options.dataDir));
     const launches = await Promise.allSettled(
-      DEVNET_CHAINS.map((spec) =>
-        launchChain(spec, options.basePort + spec.portOffset, options.dataDir, savedChains, logger),
-      ),
+      DEVNET_CHAINS.map(async (spec) => {
+        const launch = await launchChain(
+          spec,
+          options.basePort + spec.portOffset,
+          options.dataDir,
+          savedChains,
+          logger,
+        );
+        progress('devnet chain started', {
+          chain: spec.key,
+          rpcUrl: launch.anvil.rpcUrl,
+          savedState: launch.saved !== null,
+        });
+        return launch;
+      }),
     );
     for (const launch of launches) if (launch.status === 'fulfilled') anvils.push(launch.value.anvil);
     const failed = launches.find((l): l is PromiseRejectedResult => l.status === 'rejected');
@@ -68,18 +87,17 @@ export async function startDevnet(options: StartDevnetOptions): Promise<Devnet> 
     seeded = await Promise.all(
       DEVNET_CHAINS.map((spec, i) => {
         const { anvil, saved } = launched[i]!;
-        return saved ? restoreChain(spec, anvil.rpcUrl, saved) : seedChain(spec, anvil.rpcUrl);
+        return saved
+          ? restoreChain(spec, anvil.rpcUrl, saved, progress)
+          : seedChain(spec, anvil.rpcUrl, progress);
       }),
     );
-    logger.info(
-      {
-        anvilMs: Math.round(anvilsReady - started),
-        seedMs: Math.round(performance.now() - anvilsReady),
-        chains: Object.fromEntries(seeded.map((c) => [c.spec.key, { ...c.counts, live: c.live.length }])),
-        restored: launched.filter((l) => l.saved).length,
-      },
-      'devnet chains deployed and seeded',
-    );
+    progress('devnet chains deployed and seeded', {
+      anvilMs: Math.round(anvilsReady - started),
+      seedMs: Math.round(performance.now() - anvilsReady),
+      chains: Object.fromEntries(seeded.map((c) => [c.spec.key, { ...c.counts, live: c.live.length }])),
+      restored: launched.filter((l) => l.saved).length,
+    });
   } catch (error) {
     await stopAnvils();
     throw error;
@@ -103,7 +121,7 @@ export async function startDevnet(options: StartDevnetOptions): Promise<Devnet> 
     const run = seeding.then(async () => {
       await bot.stop();
       try {
-        const again = await seedChain(spec, rpcUrl);
+        const again = await seedChain(spec, rpcUrl, progress);
         if (JSON.stringify(again.config) !== JSON.stringify(seeded[i]!.config))
           logger.error({ chain: spec.key }, 'devnet chain seeded again at other addresses: manifest stale');
         seeded[i] = again;

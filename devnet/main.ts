@@ -8,8 +8,10 @@ import { pidFileOf, takeOverDevnet } from './staleProcess.js';
 
 /**
  * `npm run devnet`: the three local chains, seeded, with the activity bot. Prints one JSON line
- * `{"ready":true,"manifestPath":…}` on stdout when ready, then `{"part":…}` when an anvil's supervision
- * state changes (lib/supervisor.ts); logs go to stderr. Stops on SIGTERM, SIGINT
+ * `{"progress":{"msg":…,…}}` on stdout per step of the start (each chain started, deployed, its makers
+ * seeded n/N, …), `{"ready":true,"manifestPath":…}` when ready, then `{"part":…}` when an anvil's
+ * supervision state changes (lib/supervisor.ts); logs go to stderr. The parent (devnet/process.ts)
+ * logs the progress lines, so the gateway's start says what its devnet is doing while it seeds. Stops on SIGTERM, SIGINT
  * and, when stdin is a pipe (a parent process holds it), when stdin closes.
  */
 const config = loadConfig();
@@ -28,6 +30,10 @@ const starting: Promise<Devnet | undefined> = startDevnet({
   // Each anvil's supervision state, for the parent's readiness: one JSON line `{"part":…}` per change.
   onPartState: (status) => {
     if (!stopping) process.stdout.write(`${JSON.stringify({ part: status })}\n`);
+  },
+  // Each step of the start, for the parent to log (it logs at its own level; this process's is warn).
+  onProgress: (msg, fields) => {
+    if (!stopping) process.stdout.write(`${JSON.stringify({ progress: { ...fields, msg } })}\n`);
   },
 }).catch((error: unknown) => {
   logger.error({ err: error }, 'devnet failed to start');

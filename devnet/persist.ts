@@ -15,7 +15,7 @@ import { type ChainConfig, readChainsFile } from '../lib/chains.js';
 import { type Anvil, startAnvil } from './anvil.js';
 import { type DevnetChainSpec, rolesOf } from './chains.js';
 import { discoverStrategies, largestSalt } from './discover.js';
-import { type SeededChain, seedChain } from './seed.js';
+import { type SeededChain, type SeedProgress, seedChain } from './seed.js';
 import { seededRandom } from './strategies.js';
 import { devnetRpc } from './wallet.js';
 
@@ -109,12 +109,14 @@ export async function restoreChain(
   spec: DevnetChainSpec,
   rpcUrl: string,
   saved: ChainConfig,
+  progress?: SeedProgress,
 ): Promise<SeededChain> {
   const rpc = devnetRpc(rpcUrl);
   const [aquaCode, routerCode] = await Promise.all(
     [saved.aqua, saved.router].map((address) => getCode(rpc, { address: address as Address })),
   );
-  if (!aquaCode || aquaCode === '0x' || !routerCode || routerCode === '0x') return seedChain(spec, rpcUrl);
+  if (!aquaCode || aquaCode === '0x' || !routerCode || routerCode === '0x')
+    return seedChain(spec, rpcUrl, progress);
 
   const accounts = (await rpc.request({ method: 'eth_accounts' })) as Address[];
   const roles = rolesOf(accounts);
@@ -140,5 +142,6 @@ export async function restoreChain(
   // Docked strategies left the live list: step well past any salt the previous run could have used.
   salt += 1n << 20n;
   chain.nextSalt = () => ++salt;
+  progress?.('devnet chain restored', { chain: spec.key, live: chain.live.length });
   return chain;
 }

@@ -17,7 +17,7 @@ export interface SpawnDevnetOptions {
   readyTimeoutMs?: number;
   /** How long `stop()` waits after SIGTERM before SIGKILL. Default 10 s. */
   stopTimeoutMs?: number;
-  /** Where restarts of the devnet process are logged. Default: nowhere. */
+  /** Where the steps of the devnet's start and restarts of its process are logged. Default: nowhere. */
   logger?: Logger;
 }
 
@@ -42,13 +42,17 @@ const MAIN = fileURLToPath(new URL('./main.ts', import.meta.url));
 export async function spawnDevnet(options: SpawnDevnetOptions): Promise<Devnet> {
   const logger = options.logger ?? pino({ level: 'silent' });
   const anvils = new Map<string, PartStatus>();
+  logger.info(
+    { component: 'devnet', ports: [options.basePort, options.basePort + 1, options.basePort + 2] },
+    'devnet starting',
+  );
   let firstRun: DevnetRun | undefined;
   const supervisor = await supervise<DevnetRun>({
     name: 'devnet',
     logger,
     start: async () => {
       anvils.clear();
-      const run = await spawnDevnetRun(options, (status) => anvils.set(status.name, status));
+      const run = await spawnDevnetRun(options, logger, (status) => anvils.set(status.name, status));
       // The service keeps the chains of the first run: a devnet seeded elsewhere would not be them.
       if (firstRun && JSON.stringify(run.chains) !== JSON.stringify(firstRun.chains))
         logger.error(
@@ -78,6 +82,7 @@ export async function spawnDevnet(options: SpawnDevnetOptions): Promise<Devnet> 
 
 function spawnDevnetRun(
   options: SpawnDevnetOptions,
+  logger: Logger,
   onPart: (status: PartStatus) => void,
 ): Promise<DevnetRun> {
   const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
@@ -127,6 +132,12 @@ function spawnDevnetRun(
       } catch {
         return;
       }
+      if (isProgress(message)) {
+        // A step of the child's start (devnet/main.ts), logged here so the service's start is never
+        // seconds of silence while its chains are deployed and seeded.
+        const { msg, ...fields } = message.progress;
+        return logger.info({ ...fields, component: 'devnet' }, msg);
+      }
       if (isPart(message)) {
         const { since, downSince, ...rest } = message.part;
         return onPart({
@@ -168,6 +179,12 @@ function isReady(message: unknown): message is { ready: true; manifestPath: stri
   if (typeof message !== 'object' || message === null) return false;
   const m = message as Record<string, unknown>;
   return m.ready === true && typeof m.manifestPath === 'string';
+}
+
+function isProgress(message: unknown): message is { progress: { msg: string } & Record<string, unknown> } {
+  if (typeof message !== 'object' || message === null) return false;
+  const progress = (message as Record<string, unknown>).progress as Record<string, unknown> | undefined;
+  return typeof progress === 'object' && progress !== null && typeof progress.msg === 'string';
 }
 
 function isPart(message: unknown): message is {

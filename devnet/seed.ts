@@ -42,6 +42,12 @@ export interface SeededChain {
   counts: { shipped: number; docked: number; swaps: number; transactions: number };
 }
 
+/**
+ * Told each step of a seed as it completes: the deploy, each maker whose strategies are shipped, the
+ * swaps, the docks (devnet/devnet.ts reports them, so a start that seeds is never seconds of silence).
+ */
+export type SeedProgress = (msg: string, fields: Record<string, unknown>) => void;
+
 const PILOT_DEPTH = units(100_000);
 
 const GAS = {
@@ -57,7 +63,11 @@ const GAS = {
  * and ships; swaps; docks): within a round every account sends without waiting, rounds wait for their
  * receipts because the next one depends on another account's transactions.
  */
-export async function seedChain(spec: DevnetChainSpec, rpcUrl: string): Promise<SeededChain> {
+export async function seedChain(
+  spec: DevnetChainSpec,
+  rpcUrl: string,
+  progress?: SeedProgress,
+): Promise<SeededChain> {
   const rpc = devnetRpc(rpcUrl);
   const accounts = (await rpc.request({ method: 'eth_accounts' })) as Address[];
   const roles = rolesOf(accounts);
@@ -70,6 +80,7 @@ export async function seedChain(spec: DevnetChainSpec, rpcUrl: string): Promise<
   const deployed = await deployAndMint(rpc, spec, roles);
   const { aqua, router, multicall, tokens } = deployed.contracts;
   counts.transactions += deployed.transactions;
+  progress?.('devnet contracts deployed', { chain: spec.key, transactions: deployed.transactions });
 
   // Round 2: approvals (makers → Aqua, takers → router) and ships, every account in parallel.
   const makers = await Promise.all(roles.makers.map((m) => PipelinedWallet.open(rpc, m)));
@@ -143,7 +154,17 @@ export async function seedChain(spec: DevnetChainSpec, rpcUrl: string): Promise<
     ship(pilotMaker, pilotStrategy);
     wallets.push(pilotMaker, pilotTaker);
   }
-  counts.transactions += (await Promise.all(wallets.map((w) => w.settle()))).flat().length;
+  // Each maker is reported as its approvals and ships are mined (the others' still pending).
+  let makersSeeded = 0;
+  const settled = await Promise.all(
+    wallets.map(async (wallet) => {
+      const receipts = await wallet.settle();
+      if (makers.includes(wallet))
+        progress?.('devnet makers seeded', { chain: spec.key, done: ++makersSeeded, of: makers.length });
+      return receipts;
+    }),
+  );
+  counts.transactions += settled.flat().length;
   counts.shipped += seeded.length + (pilotStrategy ? 1 : 0);
 
   // Round 3: the taker swaps once against every seeded strategy, the pilot taker twice on the pilot.
@@ -171,6 +192,7 @@ export async function seedChain(spec: DevnetChainSpec, rpcUrl: string): Promise<
     swap(pilotTaker, pilotStrategy, 1, units(120));
   }
   counts.transactions += (await Promise.all([taker.settle(), pilotTaker?.settle() ?? []])).flat().length;
+  progress?.('devnet swaps seeded', { chain: spec.key, swaps: counts.swaps });
 
   // Round 4: some makers close a pool (after it traded, so docked pools have volume too).
   const toDock = new Set<LiveStrategy>();
@@ -185,6 +207,7 @@ export async function seedChain(spec: DevnetChainSpec, rpcUrl: string): Promise<
   }
   counts.transactions += (await Promise.all(makers.map((w) => w.settle()))).flat().length;
   counts.docked = toDock.size;
+  progress?.('devnet chain seeded', { chain: spec.key, ...counts });
 
   const live = seeded.filter((s) => !toDock.has(s));
   if (pilotStrategy) live.push(pilotStrategy);
