@@ -248,6 +248,8 @@ export function buildOpenApi(routes: readonly RestRoute[], options: OpenApiOptio
       version: options.version ?? '0.1.0',
       summary: 'Read-first API over a live catalogue of 1inch Aqua / SwapVM liquidity strategies.',
       description: describeApi(options),
+      contact: { name: 'The operator of this deployment', url: options.docsUrl },
+      license: { name: 'Terms of use of this deployment', url: `${options.docsUrl}/guides/terms.md` },
     },
     servers: [{ url: options.publicUrl, description: 'This deployment (PUBLIC_URL)' }],
     tags: tags(),

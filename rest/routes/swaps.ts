@@ -3,7 +3,7 @@ import { parseJsonBody } from '../../lib/jsonBody.js';
 import { PREPARE_NOTE } from '../../resolvers/positions/index.js';
 import { PrepareSwapDocument } from '../generated/graphql.js';
 import { type RestRoute, readBody } from '../route.js';
-import { preparedSwapBody, swapRequest, swapRequestSchema } from '../schemas/swaps.js';
+import { preparedSwapBody, swapRequestSchema } from '../schemas/swaps.js';
 
 /** The body of POST /v1/swaps; the first problem is a 400 INVALID_PARAMETER naming its field. */
 export function parseSwapRequest(body: unknown): z.output<typeof swapRequestSchema> {
@@ -24,7 +24,9 @@ export const swapRoutes: RestRoute[] = [
       operationId: 'prepareSwap',
       summary: "Prepare a taker's swap against one live strategy",
       tags: ['Swaps'],
-      body: swapRequest,
+      // Inline, as every request body: a generated client types a component's defaulted member as
+      // always present (it cannot tell a request from a response), so slippageBps would be required.
+      body: swapRequestSchema,
       bodyExample: {
         chain: 'base',
         hash: `0x${'5f'.repeat(32)}`,

@@ -8,7 +8,7 @@ import {
   StrategyFieldsFragmentDoc,
 } from '../generated/graphql.js';
 import { fragmentSchema, operationSchema } from '../openapi/fromSelection.js';
-import { address, component, meta, readBody } from './common.js';
+import { address, component, componentName, meta, readBody } from './common.js';
 import { decodedStrategy } from './program.js';
 
 /**
@@ -71,35 +71,64 @@ export const strategyDetailBody = component(
   z.looseObject({ data: strategyDetail, meta }),
 );
 
+/** The five shapes of /api/strategies, each a component a generated client names, told apart by `resource`. */
+const listResource = component(
+  'StrategyListResource',
+  z.looseObject({
+    resource: z.literal('list'),
+    filters: z.object({ chain: z.string().nullable(), pair: z.string().nullable() }),
+    strategies: z.array(strategy),
+    page,
+  }),
+);
+const searchResource = component(
+  'StrategySearchResource',
+  z.looseObject({
+    resource: z.literal('search'),
+    query: z
+      .object({
+        q: z.string(),
+        chains: z.array(z.string()),
+        symbols: z.array(z.string()),
+        unmatched: z.array(z.string()).meta({ description: 'Words that name no chain and no token.' }),
+      })
+      .meta({ description: 'How the search text was read.' }),
+    strategies: z.array(strategy),
+    page,
+  }),
+);
+const detailResource = component(
+  'StrategyDetailResource',
+  z.looseObject({ resource: z.literal('detail'), strategy: strategyDetail }),
+);
+const chainsResource = component(
+  'ChainsResource',
+  z.looseObject({ resource: z.literal('chains'), chains: z.array(chain) }),
+);
+const statsResource = component('StatsResource', z.looseObject({ resource: z.literal('stats'), stats }));
+const RESOURCE_SHAPES = [
+  listResource,
+  searchResource,
+  detailResource,
+  chainsResource,
+  statsResource,
+] as const;
+
 export const strategiesBody = component(
   'StrategiesResponse',
   z.looseObject({
-    data: z
-      .discriminatedUnion('resource', [
-        z.looseObject({
-          resource: z.literal('list'),
-          filters: z.object({ chain: z.string().nullable(), pair: z.string().nullable() }),
-          strategies: z.array(strategy),
-          page,
-        }),
-        z.looseObject({
-          resource: z.literal('search'),
-          query: z
-            .object({
-              q: z.string(),
-              chains: z.array(z.string()),
-              symbols: z.array(z.string()),
-              unmatched: z.array(z.string()).meta({ description: 'Words that name no chain and no token.' }),
-            })
-            .meta({ description: 'How the search text was read.' }),
-          strategies: z.array(strategy),
-          page,
-        }),
-        z.looseObject({ resource: z.literal('detail'), strategy: strategyDetail }),
-        z.looseObject({ resource: z.literal('chains'), chains: z.array(chain) }),
-        z.looseObject({ resource: z.literal('stats'), stats }),
-      ])
-      .meta({ description: 'One shape per `resource`, named by `data.resource`.' }),
+    data: z.discriminatedUnion('resource', [...RESOURCE_SHAPES]).meta({
+      description: 'One shape per `resource`, named by `data.resource`.',
+      discriminator: {
+        propertyName: 'resource',
+        mapping: Object.fromEntries(
+          RESOURCE_SHAPES.map((shape) => [
+            shape.shape.resource.value,
+            `#/components/schemas/${componentName(shape)}`,
+          ]),
+        ),
+      },
+    }),
     meta,
   }),
 );

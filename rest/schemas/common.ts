@@ -11,6 +11,12 @@ import { ERROR_CODE_LIST, ERROR_CODES, type ErrorCode } from '../../lib/errors.j
 export const COMPONENTS = new Map<string, z.ZodType>();
 
 /** Registers a schema as a named component of the document and returns it. */
+/** The component name a schema was registered under (for a discriminator's mapping). */
+export function componentName(schema: z.ZodType): string {
+  for (const [id, registered] of COMPONENTS) if (registered === schema) return id;
+  throw new Error('not a component of the contract');
+}
+
 export function component<T extends z.ZodType>(id: string, schema: T): T {
   const existing = COMPONENTS.get(id);
   if (existing && existing !== schema) throw new Error(`two schemas named ${id} in the contract`);

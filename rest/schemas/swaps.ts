@@ -54,8 +54,6 @@ export const swapRequestSchema = z.strictObject({
     }),
 });
 
-export const swapRequest = component('SwapRequest', swapRequestSchema);
-
 /**
  * rest/operations/PrepareSwap.graphql: `preparedAt` goes to `meta`. The graph answers the direction as
  * text; the contract names its two values.

@@ -258,7 +258,8 @@ describe('the catalogue reads match the contract', () => {
     await call(svc, 'GET', '/api/strategies?resource=nope', 400);
     await call(svc, 'GET', '/api/strategies?resource=search', 400);
     await call(svc, 'GET', '/api/strategies?limit=1000', 400);
-    await call(svc, 'GET', '/api/strategies?chain=nowhere', 400);
+    await call(svc, 'GET', '/api/strategies?chain=nowhere', 422);
+    await call(svc, 'GET', '/api/strategies?chian=base', 400);
     await call(svc, 'GET', `/api/strategies?resource=detail&hash=0x${'ab'.repeat(32)}`, 404);
   });
 

@@ -31,6 +31,9 @@ describe('generated client types (openapi-typescript)', async () => {
     for (const field of ['makerFeeBps', 'includeApprovals', 'checkBalances', 'metadata'])
       expect(prepare).toMatch(new RegExp(`\\b${field}\\?: `));
     for (const field of ['chain', 'wallet', 'deposits']) expect(prepare).toMatch(new RegExp(`\\b${field}: `));
+    const swap = operation('prepareSwap');
+    for (const field of ['slippageBps', 'deadlineSeconds'])
+      expect(swap).toMatch(new RegExp(`\\b${field}\\?: `));
   });
 
   it('keeps query parameters with a default optional', () => {
