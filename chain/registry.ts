@@ -1,4 +1,4 @@
-import { readChainsFile } from '../lib/chains.js';
+import { CHAIN_KEY_SHAPE, readChainsFile } from '../lib/chains.js';
 import type { ChainConfig, Config, TokenConfig } from '../lib/config.js';
 import { ApiError } from '../lib/errors.js';
 
@@ -60,6 +60,13 @@ export class ChainRegistry {
   require(key: string, parameter?: string, isDefault = false): ChainConfig {
     const chain = this.byKey.get(key) ?? this.byLowerKey.get(key.toLowerCase());
     if (chain) return chain;
+    // Not the shape of any chain key (a NUL, a space, a symbol): malformed, not merely unknown.
+    if (!CHAIN_KEY_SHAPE.test(key)) {
+      throw ApiError.invalid(
+        parameter ?? 'chain',
+        `${parameter ?? 'chain'} must be a chain key: a letter, then letters, digits, "-" or "_" (at most 64).`,
+      );
+    }
     const expected = this.keys().join(', ') || 'none';
     const message = isDefault
       ? `Chain "${key}" (the default when ${parameter ?? 'chain'} is not given) is not supported. Supported chains: ${expected}.`

@@ -14,6 +14,8 @@ export const tokenConfigSchema = z.object({
   decimals: z.number().int().min(0).max(36),
 });
 
+/** What a chain key looks like: a value of another shape in a request is malformed (400), not unknown (422). */
+export const CHAIN_KEY_SHAPE = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
 /** An RPC endpoint: http(s) only. Its path and query may hold an API key: never log them (chain/endpoints.ts). */
 const rpcUrl = z
   .string()
@@ -28,7 +30,9 @@ const pilotSchema = z.object({
 });
 
 export const chainConfigSchema = z.object({
-  key: z.string().min(1),
+  key: z
+    .string()
+    .regex(CHAIN_KEY_SHAPE, 'a chain key is a letter, then letters, digits, - or _ (at most 64)'),
   chainId: z.number().int().positive(),
   name: z.string().optional(),
   /** The first RPC endpoint; `fallbackRpcUrls` are tried in order when it fails (chain/transport.ts). */
@@ -68,7 +72,9 @@ export const chainsFileSchema = z.object({ chains: z.array(chainConfigSchema).mi
  */
 export const chainEntrySchema = z
   .object({
-    key: z.string().min(1),
+    key: z
+      .string()
+      .regex(CHAIN_KEY_SHAPE, 'a chain key is a letter, then letters, digits, - or _ (at most 64)'),
     rpcUrl: rpcUrl.optional(),
     rpcUrls: z.array(rpcUrl).min(1).optional(),
     fallbackRpcUrls: z.array(rpcUrl).optional(),

@@ -447,7 +447,7 @@ describe('REST', () => {
     const cases: [string, string][] = [
       [`/api/makers/0x12?chain=base`, 'address'],
       [`/api/makers/${M1}`, 'chain'],
-      [`/api/makers/${M1}?chain=nowhere`, 'chain'],
+      [`/api/makers/${M1}?chain=no%20where`, 'chain'],
       [`/api/makers/${M1}?chain=base&limit=0`, 'limit'],
       [`/api/makers/${M1}?chain=base&cursor=abc`, 'cursor'],
     ];

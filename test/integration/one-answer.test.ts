@@ -102,6 +102,31 @@ describe('a chain the catalogue does not serve', () => {
     for (const path of taking) expect(covered, path).toContain(path);
   });
 
+  it('tells a value no chain key could be (400) from a key it does not serve (422)', async () => {
+    for (const value of ['ba%00se', 'two%20words', '-base', 'b'.repeat(65)]) {
+      const [status, envelope] = await call('GET', `/api/strategies?chain=${value}`);
+      expect([value, status, envelope.error.code, envelope.error.parameter]).toEqual([
+        value,
+        400,
+        'INVALID_PARAMETER',
+        'chain',
+      ]);
+    }
+    const [status, envelope] = await call('POST', '/v1/positions', {
+      chain: 'ba\u0000se',
+      wallet: WALLET,
+      deposits: [
+        { symbol: 'USDC', amount: '1' },
+        { symbol: 'USDT', amount: '1' },
+      ],
+    });
+    expect([status, envelope.error.code, envelope.error.parameter]).toEqual([
+      400,
+      'INVALID_PARAMETER',
+      'chain',
+    ]);
+  });
+
   it('matches a live key in any case', async () => {
     const res = await svc.get('/api/strategies?chain=BASE');
     const body = (await res.json()) as { data: { filters: { chain: string }; strategies: unknown[] } };

@@ -23,12 +23,13 @@ export const BASE: Record<number, ErrorCode[]> = {
 };
 export const INVALID: Record<number, ErrorCode[]> = { 400: ['BAD_REQUEST', 'INVALID_PARAMETER'] };
 export const ALLOWED: Record<Endpoint, Record<number, ErrorCode[]>> = {
-  stats: { 200: [], ...BASE },
-  chains: { 200: [], ...BASE },
-  // SPEC §4.3 lists 405, 429 (and 500); 400 and 404 (resource=detail) are the route's.
-  strategies: { 200: [], ...BASE, ...INVALID, 404: ['NOT_FOUND'] },
-  // SPEC §4.5 lists 429 only; 400 (hash missing or malformed) and 404 (unknown) are the route's.
-  'strategy-detail': { 200: [], ...BASE, ...INVALID, 404: ['NOT_FOUND'] },
+  // Every path refuses a query parameter it does not take: 400 INVALID_PARAMETER naming it.
+  stats: { 200: [], ...BASE, ...INVALID },
+  chains: { 200: [], ...BASE, ...INVALID },
+  // SPEC §4.3 lists 405, 429 (and 500); 400, 404 (resource=detail) and 422 (a chain not served) are the route's.
+  strategies: { 200: [], ...BASE, ...INVALID, 404: ['NOT_FOUND'], 422: ['UNSUPPORTED_CHAIN'] },
+  // SPEC §4.5 lists 429 only; 400 (hash missing or malformed), 404 (unknown) and 422 (a chain not served) are the route's.
+  'strategy-detail': { 200: [], ...BASE, ...INVALID, 404: ['NOT_FOUND'], 422: ['UNSUPPORTED_CHAIN'] },
   // SPEC §4.4: 400, 422, 429; 404 (no such strategy) is the resolver's.
   quote: {
     200: [],
@@ -39,7 +40,7 @@ export const ALLOWED: Record<Endpoint, Record<number, ErrorCode[]>> = {
   },
   // SPEC §4.6 lists no error; 400 (unknown metric) is the route's.
   badge: { 200: [], ...BASE, ...INVALID },
-  pilot: { 200: [], ...BASE, 403: ['FORBIDDEN'] },
+  pilot: { 200: [], ...BASE, ...INVALID, 403: ['FORBIDDEN'] },
   balances: { 200: [], ...BASE, ...INVALID, 403: ['FORBIDDEN'] },
   prepare: {
     200: [],
