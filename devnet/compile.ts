@@ -53,7 +53,9 @@ export function compileContracts(): { artifacts: CompiledArtifact[]; warnings: s
   for (const file of files) {
     const contractName = path.basename(file, '.sol');
     const compiled = output.contracts?.[file]?.[contractName];
-    if (!compiled || compiled.evm.bytecode.object.length === 0) continue; // interfaces and libraries
+    if (!compiled || compiled.evm.bytecode.object.length === 0) continue; // interfaces
+    // A library of internal functions is compiled into the contracts that use it: nothing to deploy.
+    if (new RegExp(`\\blibrary\\s+${contractName}\\b`).test(sources[file]!.content)) continue;
     artifacts.push({ contractName, abi: compiled.abi, bytecode: `0x${compiled.evm.bytecode.object}` });
   }
   return { artifacts, warnings };

@@ -380,9 +380,10 @@ describe('devnet contracts against PROTOCOL.md', () => {
     ).toBe('SafeBalancesForTokenNotInActiveStrategy');
   });
 
-  it('reverts quote on an unknown opcode and swap past a Deadline', async () => {
-    const pegged = `0x1fa0${'00'.repeat(160)}` as Hex; // PeggedSwapGrowPriceRange2D (31) is not supported
-    const unknown = orderWith([pegged, salt(2n)]);
+  it('reverts quote on an unknown opcode and swap past a Deadline; quotes exactOut', async () => {
+    // ProtocolFeeAmountIn (27) belongs to the reference table but pays from the taker, outside Aqua.
+    const unsupported = '0x1b00' as Hex;
+    const unknown = orderWith([unsupported, salt(2n)]);
     await ship(unknown, [UNIT, UNIT]);
     const quoteArgs = (o: Order) => [o, addr.tokenA, addr.tokenB, UNIT, exactInTakerTraits()];
     expect(
@@ -404,18 +405,20 @@ describe('devnet contracts against PROTOCOL.md', () => {
     const ok = await simulate(taker, addr.router, artifacts.AquaSwapVMRouter.abi, 'swap', quoteArgs(live));
     expect((ok.result as readonly bigint[])[1]).toBe(UNIT / 2n); // 1·1/(1+1) with no fees
 
+    // exactOut (no exactIn flag): the amount is the output wanted; in = ⌈o·bi/(bo − o)⌉.
     const exactOut = encodeTakerTraits({ flags: TAKER_FLAGS.useTransferFromAndAquaPush });
-    expect(
-      await revertOf(
-        simulate(taker, addr.router, artifacts.AquaSwapVMRouter.abi, 'quote', [
-          live,
-          addr.tokenA,
-          addr.tokenB,
-          UNIT,
-          exactOut,
-        ]),
-      ),
-    ).toBe('ExactOutNotSupported');
+    const wanted = UNIT / 4n;
+    const out = await simulate(taker, addr.router, artifacts.AquaSwapVMRouter.abi, 'quote', [
+      live,
+      addr.tokenA,
+      addr.tokenB,
+      wanted,
+      exactOut,
+    ]);
+    expect((out.result as readonly bigint[]).slice(0, 2)).toEqual([
+      (wanted * UNIT - 1n) / (UNIT - wanted) + 1n,
+      wanted,
+    ]);
   });
 
   it('serves viem multicall through the devnet Multicall3', async () => {
