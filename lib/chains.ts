@@ -16,6 +16,10 @@ export const tokenConfigSchema = z.object({
 
 /** What a chain key looks like: a value of another shape in a request is malformed (400), not unknown (422). */
 export const CHAIN_KEY_SHAPE = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
+/** The curves a position can run: x·y=k, x·y=k concentrated in a price range, the pegged curve. */
+export const STRATEGY_KINDS = ['xyc', 'concentrated', 'pegged'] as const;
+export type StrategyKind = (typeof STRATEGY_KINDS)[number];
+
 /** An RPC endpoint: http(s) only. Its path and query may hold an API key: never log them (chain/endpoints.ts). */
 const rpcUrl = z
   .string()
@@ -57,6 +61,11 @@ export const chainConfigSchema = z.object({
   confirmations: z.number().int().min(0).max(1000).optional(),
   /** Demo wallets of the pilot (test network only). */
   pilot: pilotSchema.optional(),
+  /**
+   * The curves POST /v1/positions builds on this chain's router; all three when absent (the Aqua
+   * router v1.0.1 runs them all). A router without an instruction of a kind lists the others.
+   */
+  strategyKinds: z.array(z.enum(STRATEGY_KINDS)).min(1).optional(),
 });
 
 export type ChainConfig = z.infer<typeof chainConfigSchema>;
@@ -90,6 +99,7 @@ export const chainEntrySchema = z
     startBlock: z.number().int().min(0).optional(),
     confirmations: z.number().int().min(0).max(1000).optional(),
     pilot: pilotSchema.optional(),
+    strategyKinds: z.array(z.enum(STRATEGY_KINDS)).min(1).optional(),
   })
   .strict();
 

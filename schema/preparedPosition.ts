@@ -15,6 +15,7 @@ import {
 } from '../resolvers/positions/index.js';
 import { builder } from './builder.js';
 import { enumOf, PositionState, PreflightStatus, StepPurpose, WalletIssueType } from './enums.js';
+import { PositionStrategy, PositionStrategyInput } from './positionStrategy.js';
 import { as, fixed } from './valueFormats.js';
 
 const DepositInput = builder.inputType('DepositInput', {
@@ -55,6 +56,11 @@ const PreparePositionInput = builder.inputType('PreparePositionInput', {
       required: false,
       defaultValue: 'exact',
       description: 'How far an approve step raises a short allowance.',
+    }),
+    strategy: t.field({
+      type: PositionStrategyInput,
+      required: false,
+      description: 'The curve (absent: xyc).',
     }),
   }),
 });
@@ -165,6 +171,13 @@ const PreparedPositionDetail = builder
       programBytes: t.exposeInt('programBytes', {
         description: "Length of the order's SwapVM program in bytes.",
         extensions: as('count'),
+      }),
+      strategy: t.field({
+        type: PositionStrategy,
+        nullable: true,
+        description:
+          'The curve the order runs and its program, decoded; null only for a replay of a position prepared before kinds existed.',
+        resolve: (p) => p.strategy ?? null,
       }),
     }),
   });

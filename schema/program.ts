@@ -51,7 +51,7 @@ const ProgramInstructionRef = builder.objectRef<ProgramInstruction>('ProgramInst
   }),
 });
 
-const StrategyProgram = builder.objectRef<DecodedProgram>('StrategyProgram').implement({
+export const StrategyProgram = builder.objectRef<DecodedProgram>('StrategyProgram').implement({
   description:
     "The order's program decoded by the router's instruction table; never fails, marks what it cannot read.",
   fields: (t) => ({

@@ -4,6 +4,7 @@ import { stringToBytes } from 'viem';
 import { keccak256 } from '../../chain/keccak.js';
 import { ApiError } from '../../lib/errors.js';
 import type { PositionRow } from '../../store/positions.js';
+import type { StrategyInput } from './strategy.js';
 import type { PreparedPayload, PreparedPosition } from './types.js';
 
 /**
@@ -40,6 +41,7 @@ export interface FingerprintedIntent {
   checkBalances: boolean;
   metadata: Record<string, string> | null;
   approval: 'exact' | 'unlimited';
+  strategy: StrategyInput | null;
 }
 
 /** The canonical request (tokens resolved and sorted, defaults applied, metadata keys sorted), hashed. */
@@ -56,6 +58,19 @@ export function fingerprintOf(intent: FingerprintedIntent): string {
       : Object.entries(intent.metadata).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
     // Appended only when not the default, so the fingerprints stored before the field existed still match.
     ...(intent.approval === 'exact' ? [] : [intent.approval]),
+    // Likewise the curve: xyc (or none) is the program of every position prepared before kinds existed.
+    ...(intent.strategy === null || intent.strategy.kind === 'xyc'
+      ? []
+      : [
+          [
+            intent.strategy.kind,
+            intent.strategy.priceRange
+              ? [intent.strategy.priceRange.min, intent.strategy.priceRange.max]
+              : null,
+            intent.strategy.pegPrice ?? null,
+            intent.strategy.flatBandPercent ?? null,
+          ],
+        ]),
   ]);
   return createHash('sha256').update(canonical).digest('hex');
 }

@@ -82,6 +82,8 @@ export interface ResolvedIntent {
   tokenB: TokenConfig;
   amountA: bigint;
   amountB: bigint;
+  /** The first deposit's token address, lower case (a price is of the second deposit in the first). */
+  firstAddress: string;
   makerFeeBps: number;
   includeApprovals: boolean;
   checkBalances: boolean;
@@ -108,6 +110,7 @@ export function resolveIntent(
     tokenB,
     amountA: amounts.get(tokenA.address.toLowerCase())!,
     amountB: amounts.get(tokenB.address.toLowerCase())!,
+    firstAddress: first.address.toLowerCase(),
     makerFeeBps: input.makerFeeBps ?? 0,
     includeApprovals: input.includeApprovals ?? true,
     checkBalances: input.checkBalances ?? false,

@@ -1,14 +1,11 @@
-/** The position's order: protocol fee → maker fee (if any) → curve → salt (PROTOCOL.md canonical order). */
+/** The position's order: protocol fee → the kind's curve (with the maker fee, if any) → salt. */
 import type { Address, Hex } from 'viem';
 import { AQUA_TRAITS, encodeStrategy, strategyHashOf } from '../../chain/order.js';
 import {
-  apiFeeToOnChain,
   aquaProtocolFeeAmountIn,
   buildProgram,
-  flatFeeAmountIn,
   PROTOCOL_FEE_1E9,
   salt as saltInstruction,
-  xycSwap,
 } from '../../chain/program.js';
 
 export interface PositionOrder {
@@ -21,16 +18,16 @@ export interface PositionOrder {
 export function buildPositionOrder(params: {
   wallet: Address;
   feeReceiver: Address;
-  makerFeeBps: number;
+  /** The instructions after the protocol fee (strategy.ts), built for this maker fee. */
+  curve: readonly Hex[];
+  makerFee1e9: number;
   salt: bigint;
 }): PositionOrder {
-  const makerFee1e9 = apiFeeToOnChain(params.makerFeeBps);
   const program = buildProgram([
     aquaProtocolFeeAmountIn(PROTOCOL_FEE_1E9, params.feeReceiver),
-    ...(makerFee1e9 > 0 ? [flatFeeAmountIn(makerFee1e9)] : []),
-    xycSwap(),
+    ...params.curve,
     saltInstruction(params.salt),
   ]);
   const strategy = encodeStrategy({ maker: params.wallet, traits: AQUA_TRAITS, data: program });
-  return { program, strategy, strategyHash: strategyHashOf(strategy), makerFee1e9 };
+  return { program, strategy, strategyHash: strategyHashOf(strategy), makerFee1e9: params.makerFee1e9 };
 }

@@ -33,16 +33,15 @@ function orderProblems(order: ReturnType<typeof decodeStrategy>, wallet: Address
   return problems;
 }
 
-function programProblems(program: Hex, feeReceiver: string, makerFee1e9: number): string[] {
+function programProblems(
+  program: Hex,
+  feeReceiver: string,
+  makerFee1e9: number,
+  expected: readonly string[],
+): string[] {
   const problems: string[] = [];
   const decoded = decodeProgram(program);
   const names = decoded.map((i) => i.name);
-  const expected = [
-    'AquaProtocolFeeAmountIn',
-    ...(makerFee1e9 > 0 ? ['FlatFeeAmountIn'] : []),
-    'XYCSwap',
-    'Salt',
-  ];
   if (names.join(',') !== expected.join(','))
     problems.push(`program is ${names.join(' → ')}, not ${expected.join(' → ')}`);
   const protocol = decoded[0];
@@ -54,7 +53,7 @@ function programProblems(program: Hex, feeReceiver: string, makerFee1e9: number)
     problems.push("the first instruction is not the 0.05% protocol fee to the chain's fee receiver");
   }
   if (makerFee1e9 > 0) {
-    const maker = decoded[1];
+    const maker = decoded.find((i) => i.name === 'FlatFeeAmountIn');
     if (maker?.name !== 'FlatFeeAmountIn' || uintArg(maker, 'fee1e9') !== BigInt(makerFee1e9)) {
       problems.push('the maker fee instruction does not carry makerFeeBps × 100');
     }
@@ -67,9 +66,14 @@ function programProblems(program: Hex, feeReceiver: string, makerFee1e9: number)
  * recomputed here: `buildPositionOrder` took it of these very bytes a moment before (a second keccak of
  * the strategy was ~1% of a prepare's CPU and could not disagree).
  */
-function feesWiringCheck(order: PositionOrder, wallet: Address, feeReceiver: string): PreflightCheck {
+function feesWiringCheck(
+  order: PositionOrder,
+  wallet: Address,
+  feeReceiver: string,
+  expectedNames: readonly string[],
+): PreflightCheck {
   const problems = orderProblems(decodeStrategy(order.strategy), wallet, order.program);
-  problems.push(...programProblems(order.program, feeReceiver, order.makerFee1e9));
+  problems.push(...programProblems(order.program, feeReceiver, order.makerFee1e9, expectedNames));
   if (problems.length > 0) return { name: 'fees_wiring', ok: false, detail: problems.join('; ') };
   return {
     name: 'fees_wiring',
@@ -77,7 +81,7 @@ function feesWiringCheck(order: PositionOrder, wallet: Address, feeReceiver: str
     detail:
       `Decoded from the order: protocol fee ${PROTOCOL_FEE_1E9}/1e9 (0.05%) to the chain's fee receiver first` +
       (order.makerFee1e9 > 0 ? `, then the maker fee ${order.makerFee1e9}/1e9` : '') +
-      ', then the x·y=k curve and the salt.',
+      `; the program runs ${expectedNames.slice(1).join(' → ')}.`,
   };
 }
 
@@ -159,6 +163,8 @@ export function preflightOf(params: {
   tokenB: TokenConfig;
   amounts: readonly [bigint, bigint];
   order: PositionOrder;
+  /** The instruction names the kind's program must decode to (strategy.ts). */
+  expectedNames: readonly string[];
   feeReceiver: string;
   sides: readonly Side[];
 }): PreparedPayload['preflight'] {
@@ -175,7 +181,7 @@ export function preflightOf(params: {
       ok: amounts[0] > 0n && amounts[1] > 0n,
       detail: 'x·y=k needs a balance on both sides.',
     },
-    feesWiringCheck(params.order, params.wallet, params.feeReceiver),
+    feesWiringCheck(params.order, params.wallet, params.feeReceiver, params.expectedNames),
   ];
   const feeScale = makerFeeScaleCheck(params.input.makerFeeBps);
   if (feeScale) checks.push(feeScale);

@@ -4,6 +4,7 @@
  */
 import { type Address, getAddress, maxUint256 } from 'viem';
 import { shipCalldata } from '../../chain/calldata.js';
+import { apiFeeToOnChain } from '../../chain/program.js';
 import { human, type Side } from '../../domain/chainReads.js';
 import { readCoverage } from '../../domain/coverage.js';
 import type { TokenConfig } from '../../lib/config.js';
@@ -17,6 +18,7 @@ import { fingerprintOf, positionSalt, replay } from './idempotency.js';
 import { assertEnvironment, assertInput, type ResolvedIntent, resolveIntent } from './intent.js';
 import { buildPositionOrder, type PositionOrder } from './order.js';
 import { preflightOf } from './preflight.js';
+import { type ResolvedStrategy, resolveStrategy } from './strategy.js';
 import type { PositionToken, PreparedPayload, PreparedPosition, PreparePositionInput } from './types.js';
 
 /** Whole-token ratio amountA / amountB (decimals applied; equal to the raw ratio for equal decimals). */
@@ -29,7 +31,13 @@ function impliedRate(a: bigint, tokenA: TokenConfig, b: bigint, tokenB: TokenCon
   return Number.isFinite(rate) ? rate : null;
 }
 
-function shipStep(step: StepSink, intent: ResolvedIntent, order: PositionOrder, aqua: Address): void {
+function shipStep(
+  step: StepSink,
+  intent: ResolvedIntent,
+  order: PositionOrder,
+  curve: ResolvedStrategy,
+  aqua: Address,
+): void {
   const { chain, tokenA, tokenB, amountA, amountB, makerFeeBps } = intent;
   const router = getAddress(chain.router);
   step(
@@ -41,14 +49,20 @@ function shipStep(step: StepSink, intent: ResolvedIntent, order: PositionOrder, 
       tokens: [tokenA.address as Address, tokenB.address as Address],
       amounts: [amountA, amountB],
     }),
-    `Ship the position to Aqua on ${chain.name ?? chain.key}: an x·y=k pool of ${human(amountA, tokenA)} and ` +
-      `${human(amountB, tokenB)} on the SwapVM router ${router}. The signed order embeds the ` +
+    `Ship the position to Aqua on ${chain.name ?? chain.key}: ${curve.describe(`${human(amountA, tokenA)} and ${human(amountB, tokenB)}`)} ` +
+      `on the SwapVM router ${router}. The signed order embeds the ` +
       `${feePercent(PROTOCOL_FEE_BPS)}% protocol fee${makerFeeBps > 0 ? ` and your ${feePercent(makerFeeBps)}% maker fee` : ''}. ` +
       `Its strategy hash is ${order.strategyHash}.`,
   );
 }
 
-function transactionsOf(intent: ResolvedIntent, sides: readonly Side[], order: PositionOrder, aqua: Address) {
+function transactionsOf(
+  intent: ResolvedIntent,
+  sides: readonly Side[],
+  order: PositionOrder,
+  curve: ResolvedStrategy,
+  aqua: Address,
+) {
   const { transactions, step } = stepList();
   if (intent.includeApprovals) {
     for (const side of sides) {
@@ -68,13 +82,14 @@ function transactionsOf(intent: ResolvedIntent, sides: readonly Side[], order: P
       });
     }
   }
-  shipStep(step, intent, order, aqua);
+  shipStep(step, intent, order, curve, aqua);
   return transactions;
 }
 
 function payloadOf(
   intent: ResolvedIntent,
   order: PositionOrder,
+  curve: ResolvedStrategy,
   sides: readonly Side[],
   input: PreparePositionInput,
   idempotent: boolean,
@@ -93,13 +108,14 @@ function payloadOf(
     chainId: chain.chainId,
     wallet,
     strategyHash: order.strategyHash,
-    transactions: transactionsOf(intent, sides, order, aqua),
+    transactions: transactionsOf(intent, sides, order, curve, aqua),
     fee: feeBreakdown(intent.makerFeeBps),
     position: {
       tokenA: token(tokenA, amountA),
       tokenB: token(tokenB, amountB),
       impliedRate: impliedRate(amountA, tokenA, amountB, tokenB),
       programBytes: (order.program.length - 2) / 2,
+      strategy: { ...curve.summary, program: order.program },
     },
     preflight: preflightOf({
       input: {
@@ -113,12 +129,21 @@ function payloadOf(
       tokenB,
       amounts: [amountA, amountB],
       order,
+      expectedNames: curve.expectedNames,
       feeReceiver: chain.feeReceiver,
       sides,
     }),
     idempotent,
     preparedAt: new Date().toISOString(),
   };
+}
+
+/** The deposits in the order the caller listed them (prices are of the second in the first). */
+function deposited(intent: ResolvedIntent) {
+  const firstIsA = intent.tokenA.address.toLowerCase() === intent.firstAddress;
+  const a = { token: intent.tokenA, amount: intent.amountA };
+  const b = { token: intent.tokenB, amount: intent.amountB };
+  return firstIsA ? { first: a, second: b } : { first: b, second: a };
 }
 
 /**
@@ -151,6 +176,7 @@ export async function preparePosition(
     checkBalances: intent.checkBalances,
     metadata,
     approval: intent.approval,
+    strategy: input.strategy ?? null,
   });
 
   if (idempotencyKey !== null) {
@@ -158,10 +184,13 @@ export async function preparePosition(
     if (existing) return replay(existing, fingerprint);
   }
 
+  const makerFee1e9 = apiFeeToOnChain(intent.makerFeeBps);
+  const curve = resolveStrategy(chain, input.strategy, deposited(intent), makerFee1e9);
   const order = buildPositionOrder({
     wallet,
     feeReceiver: chain.feeReceiver as Address,
-    makerFeeBps: intent.makerFeeBps,
+    curve: curve.curve,
+    makerFee1e9,
     salt: positionSalt(key.keyId, idempotencyKey),
   });
   const coverage = await readCoverage(ctx, {
@@ -180,7 +209,7 @@ export async function preparePosition(
       suffix: i === 0 ? 'a' : 'b',
     }),
   );
-  const payload = payloadOf(intent, order, sides, input, idempotencyKey !== null);
+  const payload = payloadOf(intent, order, curve, sides, input, idempotencyKey !== null);
 
   const inserted = await insertPosition(db, {
     strategy_hash: order.strategyHash,

@@ -132,6 +132,72 @@ const metadata = z
     maxProperties: POSITION_LIMITS.metadataMaxKeys,
   });
 
+/** A positive price as decimal text: digits, at most one point, at most 36 digits in all. */
+const PRICE_PATTERN = /^(?=[0-9.]{1,37}$)(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)$/;
+const price = (what: string) =>
+  z
+    .string({ error: `must be ${what} as a decimal string, e.g. "0.995"` })
+    .regex(PRICE_PATTERN, `must be ${what} as a decimal string of at most 36 digits, e.g. "0.995"`)
+    .meta({ examples: ['0.995'] });
+
+/** The pegged kind's flat band when none is asked: ±0.2 % around the peg. */
+export const DEFAULT_FLAT_BAND_PERCENT = 0.2;
+
+/**
+ * Which curve the position runs. Prices are "the price of the second deposit's token in the first's":
+ * how many of the first token one whole second token is worth.
+ */
+export const strategySchema = z
+  .discriminatedUnion(
+    'kind',
+    [
+      z.strictObject({
+        kind: z.literal('xyc').meta({ description: 'x·y=k over the two deposits (the default).' }),
+      }),
+      z.strictObject({
+        kind: z.literal('concentrated').meta({
+          description:
+            'x·y=k with the liquidity concentrated in a price range: a tighter price for the same deposit.',
+        }),
+        priceRange: z
+          .strictObject(
+            {
+              min: price('the lowest price'),
+              max: price('the highest price'),
+            },
+            { error: 'must be an object { min, max }' },
+          )
+          .meta({
+            description:
+              "The range of the price of the second deposit's token in the first's (decimal strings): outside it one side is all sold.",
+          }),
+      }),
+      z.strictObject({
+        kind: z.literal('pegged').meta({
+          description:
+            'A curve that stays flat near a peg: for pairs that trade near a fixed rate (USDC/USDT).',
+        }),
+        pegPrice: price('the peg').optional().meta({
+          description:
+            'The price of the second deposit\'s token in the first\'s the position opens at (default "1"); the deposits must be in that ratio, within the band.',
+        }),
+        flatBandPercent: z
+          .number({ error: 'must be a number of percent, e.g. 0.2' })
+          .gt(0, 'must be above 0')
+          .max(50, 'must be at most 50')
+          .optional()
+          .meta({
+            description: `How far from the peg, in percent either side, the price stays nearly flat (default ${DEFAULT_FLAT_BAND_PERCENT}): narrower is flatter near the peg and steeper beyond.`,
+          }),
+      }),
+    ],
+    { error: 'kind must be one of xyc, concentrated, pegged' },
+  )
+  .meta({
+    description:
+      'Which curve the position runs (absent: xyc). The protocol fee is the first instruction of every kind and cannot be removed.',
+  });
+
 export const positionRequestSchema = z
   .strictObject(
     {
@@ -166,6 +232,7 @@ export const positionRequestSchema = z
         .default(false)
         .meta({ description: 'Adds live balance checks (balance_a, balance_b) to preflight.' }),
       metadata: metadata.optional(),
+      strategy: strategySchema.optional(),
       approval: z
         .enum(['exact', 'unlimited'], { error: 'must be "exact" or "unlimited"' })
         .default('exact')

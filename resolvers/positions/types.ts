@@ -1,8 +1,9 @@
 /** The shapes of the position resolvers (SPEC §2.4–2.6) and the fixed texts they answer with. */
-
+import type { Hex } from 'viem';
 import type { PositionHealth } from '../../domain/positionHealth.js';
 import type { ObservedPosition } from '../../domain/positions.js';
 import type { ErrorIssue } from '../../lib/errors.js';
+import type { PositionStrategy, StrategyInput } from './strategy.js';
 
 export const PREPARE_NOTE =
   'Nothing has been signed or broadcast. These are unsigned transactions for the wallet named in data.wallet to sign and send itself, in step order; nothing is reserved, locked or expiring.';
@@ -21,6 +22,8 @@ export interface PreparePositionInput {
   metadata?: Record<string, string> | null;
   /** `exact` (default): approve what every active strategy of the wallet plus this one needs; `unlimited`: max uint256. */
   approval?: ApprovalMode | null;
+  /** The curve: absent is xyc. */
+  strategy?: StrategyInput | null;
 }
 
 export const APPROVAL_MODES = ['exact', 'unlimited'] as const;
@@ -83,6 +86,8 @@ export interface PreparedPayload {
     tokenB: PositionToken;
     impliedRate: number | null;
     programBytes: number;
+    /** The curve and the program built (absent from payloads stored before kinds existed). */
+    strategy?: PositionStrategy & { program: Hex };
   };
   preflight: { status: 'ready' | 'review'; checks: PreflightCheck[]; issues: PreflightIssue[] };
   idempotent: boolean;
