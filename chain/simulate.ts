@@ -25,6 +25,8 @@ type SimulationChain = Pick<ChainConfig, 'key' | 'multicall' | 'router' | 'aqua'
 export interface SwapFunding {
   /** The strategy's virtual tokenIn balance in Aqua; the protocol fee is pulled from it first. */
   strategyBalanceIn: bigint | null;
+  /** The strategy's virtual tokenOut balance in Aqua: the most a swap can pay out. */
+  strategyBalanceOut: bigint | null;
   makerBalanceIn: bigint | null;
   makerAllowanceIn: bigint | null;
   makerBalanceOut: bigint | null;
@@ -96,6 +98,15 @@ function encodeSimulation(chain: SimulationChain, params: SimulationParams, amou
         call(params.tokenIn, allowance),
         call(params.tokenOut, balanceOf),
         call(params.tokenOut, allowance),
+        // The strategy's tokenOut in Aqua: a concentrated curve quotes past it, a swap cannot pay it.
+        call(
+          aqua,
+          encodeFunctionData({
+            abi: aquaAbi,
+            functionName: 'rawBalances',
+            args: [maker, chain.router as Address, params.strategyHash, params.tokenOut],
+          }),
+        ),
         ...(params.taker
           ? [
               call(
@@ -180,7 +191,7 @@ function templateOf(
   };
 }
 
-/** A quote's simulation calldata as a function of the amount (legs 0-6). */
+/** A quote's simulation calldata as a function of the amount (legs 0-7). */
 export function simulationTemplate(
   chain: SimulationChain,
   params: Omit<SimulationParams, 'taker'>,
@@ -188,7 +199,7 @@ export function simulationTemplate(
   return templateOf(chain, params, false);
 }
 
-/** A prepared swap's simulation calldata as a function of the amount and the taker (legs 0-8). */
+/** A prepared swap's simulation calldata as a function of the amount and the taker (legs 0-9). */
 export function swapSimulationTemplate(
   chain: SimulationChain,
   params: Omit<SimulationParams, 'taker'>,
@@ -202,6 +213,16 @@ export function simulationCalldata(
   params: SwapParams & { strategyHash: Hex; taker?: Address },
 ): Hex {
   return encodeSimulation(chain, params, params.amount);
+}
+
+function rawBalanceOf(result: { success: boolean; returnData: Hex } | undefined): bigint | null {
+  if (!result?.success) return null;
+  const [balance] = decodeFunctionResult({
+    abi: aquaAbi,
+    functionName: 'rawBalances',
+    data: result.returnData,
+  });
+  return balance;
 }
 
 function uintOf(result: { success: boolean; returnData: Hex } | undefined): bigint | null {
@@ -276,11 +297,12 @@ export async function simulateQuote(
     orderHash,
     funding: {
       strategyBalanceIn,
+      strategyBalanceOut: rawBalanceOf(results[7]),
       makerBalanceIn: uintOf(results[3]),
       makerAllowanceIn: uintOf(results[4]),
       makerBalanceOut: uintOf(results[5]),
       makerAllowanceOut: uintOf(results[6]),
     },
-    taker: results.length > 7 ? { balanceIn: uintOf(results[7]), allowanceIn: uintOf(results[8]) } : null,
+    taker: results.length > 8 ? { balanceIn: uintOf(results[8]), allowanceIn: uintOf(results[9]) } : null,
   };
 }

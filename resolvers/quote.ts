@@ -121,6 +121,12 @@ export function checkFunding(
       need: amounts.protocolFee,
     },
     {
+      type: 'STRATEGY_BALANCE_SHORT',
+      what: `the strategy's ${tokenOut.symbol} balance (past the edge of its price range)`,
+      have: funding.strategyBalanceOut,
+      need: amounts.amountOut,
+    },
+    {
       type: 'MAKER_BALANCE_SHORT',
       what: `the maker's ${tokenOut.symbol} wallet balance`,
       have: funding.makerBalanceOut,

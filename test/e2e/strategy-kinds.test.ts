@@ -186,6 +186,36 @@ describe('a position of each kind, opened, traded and docked as returned', () =>
   });
 });
 
+describe('the edge of a concentrated range', () => {
+  it('quotes within what the strategy holds, and refuses past it (the router would quote, the swap revert)', async () => {
+    const { status, body } = await call(
+      'POST',
+      '/v1/positions',
+      makerKey,
+      intent({ kind: 'concentrated', priceRange: { min: '0.995', max: '1.005' } }, [
+        1_000n * UNIT,
+        1_000n * UNIT,
+      ]),
+    );
+    expect(status).toBe(200);
+    const p = (body as { data: Prepared }).data;
+    await w.sendAll(maker, p.transactions);
+    await indexer.syncNow();
+    const quote = (amount: bigint) =>
+      svc.get(`/api/quote?chain=base&hash=${p.strategyHash}&amount=${amount}&direction=aToB`);
+    const inside = await quote(500n * UNIT);
+    expect(inside.status).toBe(200);
+    const past = await quote(5_000n * UNIT);
+    const error = ((await past.json()) as Envelope).error;
+    expect([past.status, error.code, error.issues?.map((i) => i.type)]).toEqual([
+      422,
+      'UNPROCESSABLE',
+      ['STRATEGY_BALANCE_SHORT'],
+    ]);
+    expect(error.message).toMatch(/past the edge of its price range/);
+  });
+});
+
 describe('what a kind refuses', () => {
   const refused = async (body: unknown) => {
     const { status, body: answer } = await call('POST', '/v1/positions', makerKey, body);

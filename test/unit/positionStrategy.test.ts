@@ -6,7 +6,7 @@ import { fixtureChains } from '../helpers/catalogue.js';
 
 /** The checks of a position's curve that need no chain: the router's kinds, the band's bounds. */
 describe('the curve of a new position', () => {
-  const [chain] = fixtureChains(1) as [ChainConfig];
+  const [chain] = fixtureChains(2) as [ChainConfig, ChainConfig];
   const usdc = chain.tokens.find((t) => t.symbol === 'USDC')!;
   const usdt = chain.tokens.find((t) => t.symbol === 'USDT')!;
   const deposits = { first: { token: usdc, amount: 10n ** 9n }, second: { token: usdt, amount: 10n ** 9n } };
