@@ -29,6 +29,14 @@ export function enumOf<const V extends string>(name: string, description: string
   });
 }
 
+/** The curve a strategy's program runs, as read from its decoded program. */
+export const ProgramKind = enumOf('ProgramKind', "The curve a strategy's program runs.", {
+  xyc: 'x·y=k (XYCSwap) over its balances.',
+  concentrated: 'x·y=k concentrated in a price range (XYCConcentrateGrowLiquidity2D).',
+  pegged: 'A curve flat near a peg (PeggedSwapGrowPriceRange2D).',
+  other: 'Any other program.',
+});
+
 /** Where a position stands, as the service observes it on chain. */
 export const PositionState = enumOf(
   'PositionState',

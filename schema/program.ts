@@ -1,5 +1,5 @@
 import type { DecodedArg, DecodedProgram, ProgramInstruction } from '../chain/program.js';
-import { strategyProgram } from '../resolvers/catalogue/detail.js';
+import { strategyPriceRange, strategyProgram } from '../resolvers/catalogue/detail.js';
 import { builder } from './builder.js';
 import { Strategy } from './strategy.js';
 
@@ -73,5 +73,27 @@ builder.objectField(Strategy, 'program', (t) =>
     description:
       'The program of the shipped order, typed instruction by instruction; null when the bytes are not an order.',
     resolve: (s, _a, ctx) => strategyProgram(ctx, s),
+  }),
+);
+
+const StrategyPriceRange = builder
+  .objectRef<{ of: string | null; in: string | null; min: number; max: number }>('StrategyPriceRange')
+  .implement({
+    description:
+      'The price range a concentrated program trades in: the price of one whole token `of` (tokenA, the lower address) in token `in`.',
+    fields: (t) => ({
+      of: t.exposeString('of', { nullable: true, description: 'The token priced (its symbol).' }),
+      in: t.exposeString('in', { nullable: true, description: 'The token it is priced in (its symbol).' }),
+      min: t.exposeFloat('min', { description: 'The lowest price of the range.' }),
+      max: t.exposeFloat('max', { description: 'The highest price of the range.' }),
+    }),
+  });
+
+builder.objectField(Strategy, 'priceRange', (t) =>
+  t.field({
+    type: StrategyPriceRange,
+    nullable: true,
+    description: 'For a concentrated program, its range in prices; null for any other.',
+    resolve: (s, _a, ctx) => strategyPriceRange(ctx, s),
   }),
 );

@@ -18,7 +18,7 @@ import {
   strategyTokens,
 } from '../resolvers/catalogue/strategy.js';
 import { builder } from './builder.js';
-import { enumOf } from './enums.js';
+import { enumOf, ProgramKind } from './enums.js';
 import { as } from './valueFormats.js';
 
 export const StrategyStatus = enumOf(
@@ -202,6 +202,11 @@ export const Strategy = builder.objectRef<StrategyView>('Strategy').implement({
       type: Docked,
       nullable: true,
       resolve: (s) => dockedOf(s),
+    }),
+    kind: t.field({
+      description: 'The curve its program runs: xyc, concentrated, pegged or other.',
+      type: ProgramKind,
+      resolve: (s) => s.kind,
     }),
     firstSeenAt: t.field({
       type: 'DateTime',

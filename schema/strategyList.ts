@@ -8,6 +8,7 @@ import type { StrategyView } from '../resolvers/catalogue/strategy.js';
 import type { ListProjection } from '../store/strategyListRows.js';
 import { builder } from './builder.js';
 import { connectionOf, relayArgs, relayPaging } from './connection.js';
+import { ProgramKind } from './enums.js';
 import { Strategy, StrategySort, StrategyStatus } from './strategy.js';
 
 /** The strategy lists of the graph: the filtered list and the free-text search, both Relay connections. */
@@ -79,6 +80,7 @@ builder.queryFields((t) => ({
       }),
       shippedFrom: t.arg({ type: 'DateTime', description: 'Shipped at or after this instant.' }),
       shippedTo: t.arg({ type: 'DateTime', description: 'Shipped before this instant.' }),
+      kind: t.arg({ type: ProgramKind, description: 'Only strategies whose program runs this curve.' }),
       sort: t.arg(SORT_ARG),
       ...relayArgs(t),
     },

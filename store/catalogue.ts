@@ -36,6 +36,8 @@ export interface StrategyRow {
   volume_usd: number;
   swap_count: number;
   last_swap_at: string | null;
+  /** The curve its program runs: xyc, concentrated, pegged or other (migration 023). */
+  kind: 'xyc' | 'concentrated' | 'pegged' | 'other';
 }
 
 /** A strategy with what only the detail shows: the shipped bytes, traits and the decoded program. */
@@ -99,6 +101,7 @@ export const LIST_FIELDS: readonly (readonly [keyof StrategyRow, string])[] = [
   ['volume_usd', 'volume_usd'],
   ['swap_count', 'swap_count'],
   ['last_swap_at', isoText('last_swap_at')],
+  ['kind', 'kind'],
 ];
 
 export const LIST_COLUMNS = LIST_FIELDS.map(([name, expression]) =>

@@ -43,6 +43,8 @@ export interface ListFilters {
   shippedFrom?: string;
   /** Shipped before (ISO 8601). */
   shippedTo?: string;
+  /** The curve the program runs (the `kind` column, migration 023). */
+  kind?: 'xyc' | 'concentrated' | 'pegged' | 'other';
 }
 
 /** A shipped window of at most a week: read by shipped time, then sorted (see listOpenStrategies). */
@@ -211,6 +213,7 @@ export async function listOpenStrategies(db: Db, params: ListStrategiesParams): 
     filters?.maker === undefined ? null : `maker = ${param(filters.maker)}`,
     filters?.shippedFrom === undefined ? null : `shipped_at >= ${param(filters.shippedFrom)}::timestamptz`,
     filters?.shippedTo === undefined ? null : `shipped_at < ${param(filters.shippedTo)}::timestamptz`,
+    filters?.kind === undefined ? null : `kind = ${param(filters.kind)}`,
   ].filter(Boolean);
 
   // Each (status, chain, pair) is one index-ordered branch (the indexes lead with them).

@@ -59,6 +59,7 @@ function listedRow(
     volume_usd: v[o + 22] as number,
     swap_count: v[o + 23] as number,
     last_swap_at: v[o + 24] as string | null,
+    kind: v[o + 25] as StrategyRow['kind'],
     list_json: listJson,
     list_digest: listDigest,
     sort_value: sortValue,

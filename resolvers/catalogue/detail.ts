@@ -141,3 +141,20 @@ export async function strategySwaps(
     volumeUsd: s.volume_usd,
   }));
 }
+
+/**
+ * The range of a concentrated program in prices: sqrtPrice = sqrt(P)·1e18 with P in base units of
+ * tokenB (the higher address) per base unit of tokenA, so a whole tokenA is worth
+ * (sqrtPrice/1e18)²·10^(decimalsA − decimalsB) tokenB. Null for any other program.
+ */
+export async function strategyPriceRange(ctx: GraphQLContext, row: StrategyView) {
+  const program = await strategyProgram(ctx, row);
+  const concentrate = program?.instructions.find((i) => i.name === 'XYCConcentrateGrowLiquidity2D' && i.ok);
+  if (!concentrate || row.decimals_a === null || row.decimals_b === null) return null;
+  const bound = (name: string) => {
+    const value = concentrate.typedArgs.find((a) => a.name === name)?.value;
+    const sqrt = value === undefined ? 0 : Number(value) / 1e18;
+    return Number((sqrt * sqrt * 10 ** (row.decimals_a! - row.decimals_b!)).toPrecision(10));
+  };
+  return { of: row.symbol_a, in: row.symbol_b, min: bound('sqrtPriceMin'), max: bound('sqrtPriceMax') };
+}

@@ -1,5 +1,6 @@
 /** Strategies (open by default), filtered, one keyset page at a time. */
 import { ApiError } from '../../lib/errors.js';
+import type { StrategyRow } from '../../store/catalogue.js';
 import { type ListFilters, listOpenStrategies } from '../../store/strategyList.js';
 import type { ListedStrategy, ListProjection } from '../../store/strategyListRows.js';
 import { type Connection, pageConnection } from '../connection.js';
@@ -34,6 +35,8 @@ export interface ListArgs {
   shippedFrom?: string | null;
   /** Shipped before. */
   shippedTo?: string | null;
+  /** The curve its program runs. */
+  kind?: StrategyRow['kind'] | null;
 }
 
 /** Nodes are the store's rows (ListedStrategy: with the rendered list entry the REST list takes). */
@@ -84,6 +87,7 @@ export async function listStrategies(
   if (args.maker) filters.maker = resolveAddress(args.maker, 'maker');
   if (args.shippedFrom) filters.shippedFrom = resolveInstant(args.shippedFrom, 'shippedFrom');
   if (args.shippedTo) filters.shippedTo = resolveInstant(args.shippedTo, 'shippedTo');
+  if (args.kind) filters.kind = args.kind;
   // `active` is the list's own default (the graph's argument defaults to it too): no filter to add.
   if (args.status !== undefined && args.status !== 'active')
     filters.statuses = args.status === null ? ['active', 'docked'] : [args.status];

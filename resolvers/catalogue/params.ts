@@ -6,6 +6,8 @@ import type { StrategySortKey } from '../../store/strategyList.js';
 import type { GraphQLContext } from '../context.js';
 
 export const STRATEGY_SORTS = ['recent', 'volume'] as const;
+/** The curves a strategy's program can run (the `kind` of a listed strategy). */
+export const PROGRAM_KINDS = ['xyc', 'concentrated', 'pegged', 'other'] as const;
 export type StrategySort = StrategySortKey;
 export const DEFAULT_LIMIT = 20;
 export const MAX_LIMIT = 100;

@@ -29,6 +29,7 @@ function summaryOf(ctx: GraphQLContext, row: StrategyView) {
     lastSwapAt: row.last_swap_at,
     shipped: shippedOf(row),
     docked: dockedOf(row),
+    kind: row.kind,
   };
 }
 

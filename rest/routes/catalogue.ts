@@ -2,7 +2,13 @@ import { z } from 'zod';
 import { ApiError } from '../../lib/errors.js';
 import { MAX_CURSOR_LENGTH } from '../../resolvers/catalogue/cursor.js';
 import { listStrategies, type StrategyConnection } from '../../resolvers/catalogue/list.js';
-import { DEFAULT_LIMIT, HASH, MAX_LIMIT, STRATEGY_SORTS } from '../../resolvers/catalogue/params.js';
+import {
+  DEFAULT_LIMIT,
+  HASH,
+  MAX_LIMIT,
+  PROGRAM_KINDS,
+  STRATEGY_SORTS,
+} from '../../resolvers/catalogue/params.js';
 import { searchStrategies } from '../../resolvers/catalogue/search.js';
 import { summarise } from '../../resolvers/catalogue/summary.js';
 import { nextCursorOf } from '../../resolvers/connection.js';
@@ -72,6 +78,7 @@ const parameters = {
   limit: queryInteger('limit', 1, MAX_LIMIT),
   cursor: queryText('cursor', MAX_CURSOR_LENGTH),
   sort: z.enum(STRATEGY_SORTS, { error: `sort must be one of ${STRATEGY_SORTS.join(', ')}.` }),
+  kind: z.enum(PROGRAM_KINDS, { error: `kind must be one of ${PROGRAM_KINDS.join(', ')}.` }),
   hash: z
     .string({ error: 'hash must be given once, as plain text.' })
     .regex(HASH, 'hash must be a strategy hash: 0x followed by 64 hex characters.')
@@ -83,7 +90,7 @@ type Value<K extends Name> = z.infer<(typeof parameters)[K]>;
 
 /** Which parameters each resource takes; `resource` itself is always allowed. */
 const ACCEPTS: Record<Resource, readonly Name[]> = {
-  list: ['chain', 'pair', 'limit', 'cursor', 'sort'],
+  list: ['chain', 'pair', 'kind', 'limit', 'cursor', 'sort'],
   search: ['q', 'limit', 'cursor', 'sort'],
   detail: ['hash', 'chain'],
   chains: [],
@@ -208,6 +215,7 @@ const strategiesRoute: RestRoute = {
       chain: parameters.chain.optional().meta({
         examples: ['base'],
       }),
+      kind: parameters.kind.optional(),
       limit: parameters.limit.optional().meta({
         examples: [20],
       }),
@@ -246,9 +254,10 @@ const strategiesRoute: RestRoute = {
       case 'list': {
         const chain = param(ctx, 'chain');
         const pair = param(ctx, 'pair');
+        const kind = param(ctx, 'kind');
         const paging = pagingOf(ctx);
         const graph = ctx.graphql();
-        const connection = await listStrategies(graph, { chain, pair, ...paging }, 'summaries');
+        const connection = await listStrategies(graph, { chain, pair, kind, ...paging }, 'summaries');
         // The filter applied: the chain's own key, whatever case it was asked in.
         const applied = chain === undefined ? null : ctx.services.registry.require(chain, 'chain').key;
         const filters = { chain: applied, pair: pair ?? null };

@@ -179,6 +179,46 @@ describe('a position of each kind, opened, traded and docked as returned', () =>
     });
   }
 
+  it('the catalogue lists each kind, and filters by it', async () => {
+    // Open ones (those above are docked): the public list shows open strategies.
+    const opened: Hex[] = [];
+    for (const strategy of [
+      { kind: 'concentrated', priceRange: { min: '0.99', max: '1.01' } },
+      { kind: 'pegged' },
+    ]) {
+      const p = await prepare(strategy);
+      await w.sendAll(maker, p.transactions);
+      opened.push(p.strategyHash);
+    }
+    await indexer.syncNow();
+    // The detail says the kind and, for the range, its bounds in prices (of tokenA in tokenB).
+    const detail = (await (await svc.get(`/api/strategy-detail?chain=base&hash=${opened[0]}`)).json()) as {
+      data: { kind: string; priceRange: { of: string; in: string; min: number; max: number } | null };
+    };
+    expect(detail.data.kind).toBe('concentrated');
+    const range = detail.data.priceRange!;
+    expect(new Set([range.of, range.in])).toEqual(new Set(['USDC', 'USDT']));
+    expect(range.min).toBeGreaterThan(0.985);
+    expect(range.min).toBeLessThan(0.995);
+    expect(range.max).toBeGreaterThan(1.005);
+    expect(range.max).toBeLessThan(1.0105);
+    const pegged = (await (await svc.get(`/api/strategy-detail?chain=base&hash=${opened[1]}`)).json()) as {
+      data: { kind: string; priceRange: unknown };
+    };
+    expect([pegged.data.kind, pegged.data.priceRange]).toEqual(['pegged', null]);
+    for (const kind of ['xyc', 'concentrated', 'pegged']) {
+      const res = await svc.get(`/api/strategies?chain=base&kind=${kind}&limit=100&resource=list`);
+      const body = (await res.json()) as {
+        data: { strategies: { hash: string; kind: string; status: string }[] };
+      };
+      expect(res.status).toBe(200);
+      expect(body.data.strategies.length).toBeGreaterThan(0);
+      expect(new Set(body.data.strategies.map((s) => s.kind))).toEqual(new Set([kind]));
+    }
+    const bad = await svc.get('/api/strategies?kind=curvy');
+    expect([bad.status, ((await bad.json()) as Envelope).error.parameter]).toEqual([400, 'kind']);
+  });
+
   it('gives the taker more from the same deposit under the concentrated and pegged curves than x·y=k', () => {
     const xyc = outputs.get('xyc')!;
     expect(outputs.get('concentrated')!).toBeGreaterThan(xyc);

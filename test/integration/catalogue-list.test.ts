@@ -94,12 +94,16 @@ describe('GET /api/strategies', () => {
       'utf8',
     );
     type Page = {
-      edges: { cursor: string; node: Strategy & { status: string } }[];
+      edges: { cursor: string; node: Strategy & { status: string; kind: string } }[];
       pageInfo: { hasNextPage: boolean; endCursor: string | null };
     };
-    // The graph spells the status ACTIVE; REST keeps `active`.
+    // The graph spells the status ACTIVE and the kind XYC; REST keeps `active` and `xyc`.
     const asRest = (page: Page) =>
-      page.edges.map((e) => ({ ...e.node, status: e.node.status.toLowerCase() }));
+      page.edges.map((e) => ({
+        ...e.node,
+        status: e.node.status.toLowerCase(),
+        kind: e.node.kind.toLowerCase(),
+      }));
     for (const [args, path] of [
       ['first: 7', '/api/strategies?limit=7'],
       ['first: 7, sort: VOLUME', '/api/strategies?limit=7&sort=volume'],
