@@ -20,8 +20,18 @@ function flatFeeOf(data: Hex): number {
   return fee ? Number(uintArg(fee, 'fee1e9') ?? 0n) : 0;
 }
 
-/** The devnet router runs only the canonical instructions (devnet/contracts/AquaSwapVMRouter.sol). */
-const DEVNET_RUNS = new Set(['Deadline', 'XYCSwap', 'Salt', 'FlatFeeAmountIn', 'AquaProtocolFeeAmountIn']);
+/** The instructions the devnet router runs (devnet/contracts/AquaSwapVMRouter.sol: the Aqua table). */
+const DEVNET_RUNS = new Set([
+  'Jump',
+  'Deadline',
+  'XYCSwap',
+  'XYCConcentrateGrowLiquidity2D',
+  'Decay',
+  'Salt',
+  'FlatFeeAmountIn',
+  'AquaProtocolFeeAmountIn',
+  'PeggedSwapGrowPriceRange2D',
+]);
 
 /** Whether the devnet router can run a program: a swap on any other one reverts, so the bot skips it. */
 export function runsOnDevnetRouter(data: Hex): boolean {

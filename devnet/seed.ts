@@ -6,6 +6,7 @@ import { type DevnetChainSpec, type DevnetRoles, PILOT_SYMBOLS, rolesOf } from '
 import { deployAndMint } from './deploy.js';
 import {
   buildStrategy,
+  kindStrategies,
   type LiveStrategy,
   pick,
   type Random,
@@ -86,6 +87,8 @@ export async function seedChain(
   const makers = await Promise.all(roles.makers.map((m) => PipelinedWallet.open(rpc, m)));
   const taker = await PipelinedWallet.open(rpc, roles.taker);
   const seeded: LiveStrategy[] = [];
+  /** A concentrated and a pegged pool of the stable pair (never docked by the seed). */
+  const kinds: LiveStrategy[] = [];
   const ship = (wallet: PipelinedWallet, strategy: LiveStrategy) => {
     wallet.send({
       to: aqua,
@@ -114,6 +117,21 @@ export async function seedChain(
       ship(wallet, showcase.branches);
       ship(wallet, showcase.unreadable);
       counts.shipped += 2;
+    }
+    if (m === 0 && spec.pairs.some(([a, b]) => a === 'USDC' && b === 'USDT')) {
+      const stable = BigInt(spec.chainId) << 40n;
+      for (const strategy of kindStrategies({
+        maker: wallet.address,
+        symbols: ['USDC', 'USDT'],
+        tokens: [tokens.USDC!, tokens.USDT!],
+        amounts: [units(200_000), units(200_000)],
+        feeReceiver: roles.feeReceiver,
+        salts: [stable + 1n, stable + 2n],
+      })) {
+        ship(wallet, strategy);
+        kinds.push(strategy);
+        counts.shipped++;
+      }
     }
     for (let i = 0; i < spec.poolsPerMaker; i++) {
       const symbols = spec.pairs[(m + i) % spec.pairs.length]!;
@@ -187,6 +205,7 @@ export async function seedChain(
     const inIndex = random() < 0.5 ? 0 : 1;
     swap(taker, strategy, inIndex, randomSwapAmount(random, strategy.symbols[inIndex]));
   }
+  for (const strategy of kinds) swap(taker, strategy, 0, units(250));
   if (pilotStrategy && pilotTaker) {
     swap(pilotTaker, pilotStrategy, 0, units(250));
     swap(pilotTaker, pilotStrategy, 1, units(120));
@@ -209,7 +228,7 @@ export async function seedChain(
   counts.docked = toDock.size;
   progress?.('devnet chain seeded', { chain: spec.key, ...counts });
 
-  const live = seeded.filter((s) => !toDock.has(s));
+  const live = [...seeded.filter((s) => !toDock.has(s)), ...kinds];
   if (pilotStrategy) live.push(pilotStrategy);
 
   const config: ChainConfig = {

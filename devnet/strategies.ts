@@ -10,6 +10,7 @@ import {
   salt,
   xycSwap,
 } from '../chain/program.js';
+import { concentratedRange, peggedArgs } from '../chain/strategyArgs.js';
 
 /** Devnet strategies: what the makers ship, built with the same encoders the service uses. */
 
@@ -64,12 +65,13 @@ export function buildStrategy(params: {
   feeReceiver: Address;
   salt: bigint;
   pilot?: boolean;
+  /** The instructions after the protocol fee; [maker fee] → XYCSwap when absent. */
+  curve?: readonly Hex[];
 }): LiveStrategy {
   // Canonical order (PROTOCOL.md): protocol fee → maker fee (if any) → curve → salt.
   const data = buildProgram([
     aquaProtocolFeeAmountIn(PROTOCOL_FEE_1E9, params.feeReceiver),
-    ...(params.flatFee1e9 > 0 ? [flatFeeAmountIn(params.flatFee1e9)] : []),
-    xycSwap(),
+    ...(params.curve ?? [...(params.flatFee1e9 > 0 ? [flatFeeAmountIn(params.flatFee1e9)] : []), xycSwap()]),
     salt(params.salt),
   ]);
   const order: Order = { maker: params.maker, traits: AQUA_TRAITS, data };
@@ -103,6 +105,42 @@ export function randomStrategy(
   const [a, b] = params.symbols;
   const amounts = [units(depth / (USD_PRICE[a] ?? 1)), units((depth * skew) / (USD_PRICE[b] ?? 1))] as const;
   return buildStrategy({ ...params, amounts, flatFee1e9: pick(random, FLAT_FEES_1E9) });
+}
+
+/**
+ * A concentrated (±0.5 % around 1:1) and a pegged (flat within ±0.2 %) pool of a stable pair, built as
+ * POST /v1/positions builds them (chain/strategyArgs.ts): the devnet's catalogue shows and trades every
+ * kind. `salts` are their own (not the pools' counter), so the seeded pools keep their hashes.
+ */
+export function kindStrategies(params: {
+  maker: Address;
+  symbols: readonly [string, string];
+  tokens: readonly [Address, Address];
+  amounts: readonly [bigint, bigint];
+  feeReceiver: Address;
+  salts: readonly [bigint, bigint];
+}): LiveStrategy[] {
+  const firstIsLt = params.tokens[0].toLowerCase() < params.tokens[1].toLowerCase();
+  const pair = { lt: TOKEN_DECIMALS, gt: TOKEN_DECIMALS, firstIsLt };
+  const [amountLt, amountGt] = firstIsLt ? params.amounts : [params.amounts[1], params.amounts[0]];
+  const common = { ...params, flatFee1e9: 0 };
+  return [
+    buildStrategy({
+      ...common,
+      salt: params.salts[0],
+      curve: [
+        encodeInstruction('XYCConcentrateGrowLiquidity2D', concentratedRange('0.995', '1.005', pair)),
+        xycSwap(),
+      ],
+    }),
+    buildStrategy({
+      ...common,
+      salt: params.salts[1],
+      curve: [
+        encodeInstruction('PeggedSwapGrowPriceRange2D', { ...peggedArgs(amountLt, amountGt, pair, 0.2) }),
+      ],
+    }),
+  ];
 }
 
 /** A modest taker input in USD terms (5 to ~500 USD), in base units of the token. */

@@ -14,6 +14,7 @@ import {
   createChainClients,
 } from '../../chain/clients.js';
 import { decodeStrategy, isPlainAquaOrder } from '../../chain/order.js';
+import { decodeProgram } from '../../chain/program.js';
 import { ChainRegistry } from '../../chain/registry.js';
 import type { Devnet } from '../../devnet/devnet.js';
 import { spawnDevnet } from '../../devnet/process.js';
@@ -148,6 +149,7 @@ describe('devnet', () => {
       expect(swapped.length, chain.key).toBeGreaterThanOrEqual(1);
 
       const hashes = new Set<Hex>();
+      const kindOf = new Map<Hex, string>();
       for (const log of shipped) {
         const { maker, app, strategyHash, strategy } = log.args;
         expect(app).toBe(router);
@@ -156,8 +158,22 @@ describe('devnet', () => {
         expect(order!.maker).toBe(maker);
         expect(isPlainAquaOrder(order!)).toBe(true);
         hashes.add(strategyHash!);
+        const names = decodeProgram(order!.data).map((i) => i.name);
+        kindOf.set(
+          strategyHash!,
+          names.includes('PeggedSwapGrowPriceRange2D')
+            ? 'pegged'
+            : names.includes('XYCConcentrateGrowLiquidity2D')
+              ? 'concentrated'
+              : 'xyc',
+        );
       }
       for (const log of swapped) expect(hashes.has(log.args.orderHash!)).toBe(true);
+      // A chain with the stable pair has every kind of strategy, each traded.
+      if (chain.tokens.some((t) => t.symbol === 'USDT')) {
+        const traded = new Set(swapped.map((log) => kindOf.get(log.args.orderHash!)));
+        expect([chain.key, [...traded].sort()]).toEqual([chain.key, ['concentrated', 'pegged', 'xyc']]);
+      }
 
       // Live state through Multicall3 (the manifest's multicall): tokensCount 1..254 open, 0xFF docked.
       // Tokens are the `Pushed` logs that follow `Shipped` in the same transaction.
