@@ -130,7 +130,7 @@ describe('a position of each kind, opened, traded and docked as returned', () =>
   const outputs = new Map<string, bigint>();
 
   for (const [kind, strategy, names] of kinds) {
-    it(`${kind}: the program it says, shipped, swapped at the quote through /v1/swaps, docked`, async () => {
+    it(`${kind}: the program it says, shipped, swapped at the quote through /v1/swaps, topped up, docked`, async () => {
       const p = await prepare(strategy);
       expect(p.position.strategy.kind).toBe(kind);
       expect(p.position.strategy.program.decoded).toBe(true);
@@ -169,7 +169,14 @@ describe('a position of each kind, opened, traded and docked as returned', () =>
       expect(received).toBeGreaterThanOrEqual(BigInt(swap.quote.minAmountOut));
       outputs.set(kind, received);
 
+      // Top-up: the approvals that restore the allowance the fill used (sent as returned), then health ok.
       await indexer.syncNow();
+      const topUp = await call('POST', `/v1/positions/${p.strategyHash}/approvals`, makerKey);
+      expect(topUp.status, JSON.stringify(topUp.body)).toBe(200);
+      await w.sendAll(maker, (topUp.body as { data: { transactions: Tx[] } }).data.transactions);
+      const healthy = await call('GET', `/v1/positions/${p.strategyHash}`, makerKey);
+      expect((healthy.body as { data: { health: { status: string } } }).data.health.status).toBe('ok');
+
       const dock = await call('POST', `/v1/positions/${p.strategyHash}/dock`, makerKey);
       expect(dock.status, JSON.stringify(dock.body)).toBe(200);
       await w.sendAll(maker, (dock.body as { data: { transactions: Tx[] } }).data.transactions);
