@@ -262,6 +262,8 @@ describe('main.ts on a signal', () => {
     const answers = await burst(url);
     expect(new Set(answers)).toEqual(new Set(['200 close']));
     expect(await portAnswers(port)).toBe(true);
+    // The line is written asynchronously: wait for it to come through the pipe, not for the clock.
+    await eventually('the stopping line', async () => stoppingLog(service!) !== undefined, 30_000, 20);
     expect(stoppingLog(service)).toMatchObject({ signal: 'SIGTERM', graceMs: 120_000 });
 
     child.kill('SIGTERM');

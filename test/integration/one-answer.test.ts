@@ -167,7 +167,7 @@ describe('a query parameter the path does not take', () => {
     const [status, envelope] = await call('GET', '/api/strategies?chian=base');
     expect(status).toBe(400);
     expect(envelope.error.message).toBe(
-      'chian is not a parameter of GET /api/strategies: it takes resource, q, pair, chain, limit, cursor, sort, hash.',
+      'chian is not a parameter of GET /api/strategies: it takes resource, q, pair, chain, kind, limit, cursor, sort, hash.',
     );
     const [none] = await call('GET', '/api/stats?verbose=1');
     expect(none).toBe(400);
