@@ -5,7 +5,7 @@
  *     position prepared over HTTP, its steps signed and sent as returned, then quoted by the router
  *     itself (what /api/quote and /v1/swaps answer on that block).
  *  2. POST /v1/positions per kind, sequential from one client: latency and the gateway's CPU per call,
- *     each kind against `xyc` in the same run.
+ *     each kind against `xyc` in the same run (the kinds take turns call by call after a common warm-up).
  *   npm run bench:kinds        (BENCH_REQUESTS=300, BENCH_KINDS_PORT=19216)
  * Writes bench/results/kinds.json.
  */
@@ -141,31 +141,54 @@ try {
     }
   }
 
-  // 2. Prepare per kind: latency and CPU, xyc first as the baseline.
+  // 2. Prepare per kind, the kinds taking turns call by call after a common warm-up, so that neither
+  //    JIT warm-up nor the box's drift favours one: each call's CPU (this process: service and client)
+  //    and latency is booked to its kind.
+  let sample = '';
+  const order = Object.keys(KINDS);
+  const payloads = order.map((kind) => body(KINDS[kind]));
+  const calls = order.map(() => ({ cpuMs: 0, ms: [] as number[] }));
+  const one = async (k: number) => {
+    const cpu = process.cpuUsage();
+    const started = performance.now();
+    const [status, text] = await post(`${service.url}/v1/positions`, payloads[k]!, {
+      'content-type': 'application/json',
+      authorization: `Bearer ${key}`,
+    });
+    const ms = performance.now() - started;
+    const used = process.cpuUsage(cpu);
+    if (status !== 200) throw new Error(`prepare answered ${status}`);
+    sample ||= text;
+    return { ms, cpuMs: (used.user + used.system) / 1000 };
+  };
+  for (let i = 0; i < WARM_UP * order.length * 3; i++) await one(i % order.length);
   const rpcCount = () =>
     counterTotal(service.services.metrics!.registry, 'gateway_rpc_requests_total', { client: 'gateway' });
-  let sample = '';
-  for (const [kind, strategy] of Object.entries(KINDS)) {
-    const payload = body(strategy);
-    series.push(
-      await latencySeries(
-        `prepare ${kind}`,
-        REQUESTS,
-        WARM_UP,
-        async () => {
-          const started = performance.now();
-          const [status, text] = await post(`${service.url}/v1/positions`, payload, {
-            'content-type': 'application/json',
-            authorization: `Bearer ${key}`,
-          });
-          if (status !== 200) throw new Error(`prepare answered ${status}`);
-          sample ||= text;
-          return performance.now() - started;
-        },
-        rpcCount,
-      ),
-    );
+  const rpcBefore = await rpcCount();
+  for (let i = 0; i < REQUESTS * order.length; i++) {
+    const k = i % order.length;
+    const { ms, cpuMs } = await one(k);
+    calls[k]!.cpuMs += cpuMs;
+    calls[k]!.ms.push(ms);
   }
+  // Every kind makes the same reads: the RPC requests per call of the run as a whole.
+  const rpcPerCall = Number(((await rpcCount()) - rpcBefore) / (REQUESTS * order.length)).toFixed(3);
+  order.forEach((kind, k) => {
+    const ms = calls[k]!.ms.sort((a, b) => a - b);
+    const at = (p: number) =>
+      Number(ms[Math.min(ms.length - 1, Math.floor((p / 100) * ms.length))]!.toFixed(2));
+    series.push({
+      name: `prepare ${kind}`,
+      requests: ms.length,
+      p50: at(50),
+      p90: at(90),
+      p99: at(99),
+      mean: Number((ms.reduce((a, b) => a + b, 0) / ms.length).toFixed(2)),
+      max: Number(ms.at(-1)!.toFixed(2)),
+      cpuMsPerCall: Number((calls[k]!.cpuMs / ms.length).toFixed(3)),
+      rpcPerCall: Number(rpcPerCall),
+    });
+  });
   const bare = await bareServer(sample);
   series.push(
     await latencySeries(
