@@ -2,6 +2,8 @@
  * A prepared position once the service tracks it: its status and live health (GET
  * /v1/positions/{positionId}) and the maker's actions on it (approvals, dock).
  */
+
+import { walletCalls } from '../domain/walletCalls.js';
 import {
   type HealthToken as HealthTokenShape,
   type PositionAction as PositionActionShape,
@@ -16,6 +18,7 @@ import { PositionHealthStatus } from './enums.js';
 import { ObservedPositionRef } from './observedPosition.js';
 import { ApprovalMode, PreparedTransaction, WalletIssue } from './preparedPosition.js';
 import { as } from './valueFormats.js';
+import { WalletCallBundle } from './walletCalls.js';
 
 const HealthToken = builder.objectRef<HealthTokenShape>('PositionHealthToken').implement({
   description:
@@ -95,6 +98,11 @@ const PositionAction = builder.objectRef<PositionActionShape>('PositionAction').
       type: [PreparedTransaction],
       resolve: (p) => p.transactions,
       description: 'The steps to sign and send, in order; empty when nothing is needed.',
+    }),
+    calls: t.field({
+      type: WalletCallBundle,
+      description: 'The same steps as one EIP-5792 `wallet_sendCalls` bundle.',
+      resolve: (p) => walletCalls(p.chainId, p.wallet, p.transactions),
     }),
     preparedAt: t.field({ type: 'DateTime', resolve: (p) => p.preparedAt, description: 'When prepared.' }),
   }),

@@ -2,6 +2,8 @@
  * A new position as POST /v1/positions prepares it (SPEC §2.4, §2.5): the input, the unsigned
  * transactions (shared with the position's actions and a taker's swap), the fees, the preflight.
  */
+
+import { walletCalls } from '../domain/walletCalls.js';
 import {
   type FeeBreakdown,
   type HealthIssue as HealthIssueShape,
@@ -17,6 +19,7 @@ import { builder } from './builder.js';
 import { enumOf, PositionState, PreflightStatus, StepPurpose, WalletIssueType } from './enums.js';
 import { PositionStrategy, PositionStrategyInput } from './positionStrategy.js';
 import { as, fixed } from './valueFormats.js';
+import { WalletCallBundle } from './walletCalls.js';
 
 const DepositInput = builder.inputType('DepositInput', {
   description: 'One of the two tokens a new position deposits, with its amount.',
@@ -262,6 +265,11 @@ const PreparedPosition = builder.objectRef<PreparedPositionShape>('PreparedPosit
       type: [PreparedTransaction],
       resolve: (p) => p.transactions,
       description: 'The steps to sign and send, in order (approvals first, then ship).',
+    }),
+    calls: t.field({
+      type: WalletCallBundle,
+      description: 'The same steps as one EIP-5792 `wallet_sendCalls` bundle.',
+      resolve: (p) => walletCalls(p.chainId, p.wallet, p.transactions),
     }),
     fee: t.field({ type: FeeBreakdownRef, resolve: (p) => p.fee, description: 'The fees the order embeds.' }),
     position: t.field({

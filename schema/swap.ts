@@ -1,3 +1,4 @@
+import { walletCalls } from '../domain/walletCalls.js';
 import {
   type PreparedSwap as PreparedSwapShape,
   prepareSwap,
@@ -7,6 +8,7 @@ import { builder } from './builder.js';
 import { PreparedTransaction } from './preparedPosition.js';
 import { QuoteDirection, QuoteFeeRef, QuoteToken } from './quote.js';
 import { as } from './valueFormats.js';
+import { WalletCallBundle } from './walletCalls.js';
 
 const PrepareSwapInput = builder.inputType('PrepareSwapInput', {
   description: 'The body of POST /v1/swaps, already validated by the REST layer.',
@@ -84,6 +86,11 @@ const PreparedSwap = builder.objectRef<PreparedSwapShape>('PreparedSwap').implem
       description: 'The unsigned transactions, in order (approve when short, then swap).',
       type: [PreparedTransaction],
       resolve: (s) => s.transactions,
+    }),
+    calls: t.field({
+      type: WalletCallBundle,
+      description: 'The same steps as one EIP-5792 `wallet_sendCalls` bundle.',
+      resolve: (s) => walletCalls(s.chainId, s.wallet, s.transactions),
     }),
     quote: t.field({
       description: 'The quote the swap is built from.',

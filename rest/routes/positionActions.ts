@@ -41,6 +41,13 @@ const example = (purpose: 'approve' | 'dock', to: string, data: string) => ({
     chainId: 8453,
     wallet: '0x1111111111111111111111111111111111111111',
     transactions: [{ step: 1, purpose, to, value: '0', data, description: 'Plain-language explanation.' }],
+    calls: {
+      version: '2.0.0',
+      chainId: '0x2105',
+      from: '0x1111111111111111111111111111111111111111',
+      atomicRequired: false,
+      calls: [{ to, data, value: '0x0' }],
+    },
   },
   meta: {
     requestId: '7d3c2b1a-0f9e-4d8c-b7a6-5f4e3d2c1b0a',

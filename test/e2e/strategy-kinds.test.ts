@@ -53,7 +53,23 @@ interface Prepared {
     };
   };
   preflight: { status: string; checks: { name: string; ok: boolean; detail: string | null }[] };
+  calls: Bundle;
 }
+interface Bundle {
+  version: string;
+  chainId: string;
+  from: string;
+  atomicRequired: boolean;
+  calls: { to: string; data: string; value: string }[];
+}
+const bundleOf = (from: string, txs: readonly Tx[]): Bundle => ({
+  version: '2.0.0',
+  chainId: '0x2105',
+  from,
+  atomicRequired: false,
+  calls: txs.map((t) => ({ to: t.to, data: t.data, value: `0x${BigInt(t.value).toString(16)}` })),
+});
+
 interface Envelope {
   error: { code: string; parameter?: string; message: string; issues?: { type: string }[] };
 }
@@ -136,6 +152,8 @@ describe('a position of each kind, opened, traded and docked as returned', () =>
       expect(p.position.strategy.program.decoded).toBe(true);
       expect(p.position.strategy.program.instructions.map((i) => i.name)).toEqual(names);
       expect(p.preflight.checks.find((c) => c.name === 'fees_wiring')?.ok).toBe(true);
+      // The same steps as an EIP-5792 bundle for wallet_sendCalls.
+      expect(p.calls).toEqual(bundleOf(maker.address, p.transactions));
       if (kind === 'concentrated') {
         expect(p.position.strategy.priceRange).toEqual({ min: '0.995', max: '1.005' });
         expect(p.position.strategy.openingPrice).toBeCloseTo(1, 4);
@@ -158,10 +176,12 @@ describe('a position of each kind, opened, traded and docked as returned', () =>
         body as {
           data: {
             transactions: Tx[];
+            calls: Bundle;
             quote: { amountOut: string; minAmountOut: string; tokenOut: { address: Address } };
           };
         }
       ).data;
+      expect(swap.calls).toEqual(bundleOf(taker.address, swap.transactions));
       const before = await balanceOf(swap.quote.tokenOut.address, taker.address);
       await w.sendAll(taker, swap.transactions);
       const received = (await balanceOf(swap.quote.tokenOut.address, taker.address)) - before;
@@ -179,7 +199,9 @@ describe('a position of each kind, opened, traded and docked as returned', () =>
 
       const dock = await call('POST', `/v1/positions/${p.strategyHash}/dock`, makerKey);
       expect(dock.status, JSON.stringify(dock.body)).toBe(200);
-      await w.sendAll(maker, (dock.body as { data: { transactions: Tx[] } }).data.transactions);
+      const docking = (dock.body as { data: { transactions: Tx[]; calls: Bundle } }).data;
+      expect(docking.calls).toEqual(bundleOf(maker.address, docking.transactions));
+      await w.sendAll(maker, docking.transactions);
       await indexer.syncNow();
       const after = await call('GET', `/v1/positions/${p.strategyHash}`, makerKey);
       expect((after.body as { data: { status: string } }).data.status).toBe('docked');
