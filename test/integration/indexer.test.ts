@@ -249,12 +249,18 @@ describe('indexer over the devnet', () => {
     }>(`SELECT chain_key, strategy_hash, maker, app, strategy, token_a, token_b, symbol_a, symbol_b, pair_key,
           balance_a::text, balance_b::text, status, program, decimals_a FROM strategies ORDER BY chain_key, strategy_hash`);
     expect(rows.length).toBeGreaterThan(10);
+    // The stable pair's concentrated and pegged pools are indexed as their kinds.
+    const kinds = await main.db.query<{ kind: string }>('SELECT DISTINCT kind FROM strategies');
+    expect(kinds.rows.map((r) => r.kind)).toEqual(expect.arrayContaining(['concentrated', 'pegged', 'xyc']));
     for (const row of rows) {
       expect(strategyHashOf(row.strategy)).toBe(row.strategy_hash);
       expect(row.token_a < row.token_b).toBe(true);
       expect(row.pair_key).toBe([row.symbol_a, row.symbol_b].sort().join('/'));
       expect(row.decimals_a).toBe(6);
-      expect(row.program.map((i) => i.name)).toContain('XYCSwap');
+      // Every program the devnet ships has a curve: x·y=k (plain or concentrated) or the pegged one.
+      expect(
+        row.program.map((i) => i.name).some((n) => n === 'XYCSwap' || n === 'PeggedSwapGrowPriceRange2D'),
+      ).toBe(true);
       if (row.status === 'docked') expect([row.balance_a, row.balance_b]).toEqual(['0', '0']);
     }
     // Live balances follow Pulled/Pushed exactly: compare with Aqua's rawBalances.
