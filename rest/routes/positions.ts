@@ -77,9 +77,11 @@ export const positionRoutes: RestRoute[] = [
         { input: request },
         ctx.graphql({ idempotencyKey }),
       );
-      // The body as selected; the two times go to `meta`, and metadata only when the intent had it.
-      const { preparedAt, replayed, metadata, ...prepared } = result.preparePosition;
-      const data = { ...prepared, ...(metadata === null || metadata === undefined ? {} : { metadata }) };
+      // The body as selected; the two times go to `meta`, and metadata only when the intent had it (in
+      // its selected place: the fields selected after it stay after it).
+      const { preparedAt, replayed, ...prepared } = result.preparePosition;
+      const { metadata: _absent, ...withoutMetadata } = prepared;
+      const data = prepared.metadata === null || prepared.metadata === undefined ? withoutMetadata : prepared;
       return { body: readBody(ctx, data, { preparedAt, note: PREPARE_NOTE, replayed }) };
     },
   },
