@@ -53,7 +53,7 @@ export type QuoteSimulation =
     }
   | { ok: false; blockNumber: bigint | null; state: StrategyState; revert: DecodedRevert };
 
-/** The taker's side of a prepared swap (legs 7-8); null where the read failed. */
+/** The taker's side of a prepared swap (legs 8-9); null where the read failed. */
 export interface TakerFunding {
   balanceIn: bigint | null;
   allowanceIn: bigint | null;

@@ -7,6 +7,8 @@ import type { Anvil } from './anvil.js';
 import { startActivityBot } from './bot.js';
 import { DEVNET_CHAINS, type DevnetChainSpec } from './chains.js';
 import {
+  contractsDigest,
+  contractsDigestPath,
   type LaunchedChain,
   launchChain,
   readSavedChains,
@@ -225,4 +227,6 @@ async function writeManifest(file: string, chains: ChainConfig[]): Promise<void>
   const temporary = `${file}.${process.pid}.tmp`;
   await writeFile(temporary, `${JSON.stringify(manifest, null, 2)}\n`);
   await rename(temporary, file);
+  // Which contracts the saved chains run (readSavedChains restores only the same ones).
+  await writeFile(contractsDigestPath(file), `${contractsDigest()}\n`);
 }

@@ -5,7 +5,8 @@
  * of deployed and seeded again. Its blocks, genesis included, stay the same, so the indexer keeps its
  * checkpoint and a filled position stays filled.
  */
-import { existsSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from 'pino';
@@ -13,6 +14,7 @@ import { type Address, getAddress } from 'viem';
 import { getCode } from 'viem/actions';
 import { type ChainConfig, readChainsFile } from '../lib/chains.js';
 import { type Anvil, startAnvil } from './anvil.js';
+import { artifacts } from './artifacts.js';
 import { type DevnetChainSpec, rolesOf } from './chains.js';
 import { discoverStrategies, largestSalt } from './discover.js';
 import { type SeededChain, type SeedProgress, seedChain } from './seed.js';
@@ -26,10 +28,31 @@ export function stateFileOf(dataDir: string, key: string): string {
   return path.resolve(dataDir, 'devnet', `anvil-${key}.json`);
 }
 
-/** The chains of the manifest a previous run wrote, or none when it is missing or unreadable. */
+/**
+ * What the contracts are: the digest of their compiled bytecode. A state saved by a run of other
+ * contracts (an older router, say) is not restored: its chains would still run the old code.
+ */
+export function contractsDigest(): string {
+  const hash = createHash('sha256');
+  for (const [name, artifact] of Object.entries(artifacts)) hash.update(`${name}:${artifact.bytecode}\n`);
+  return hash.digest('hex');
+}
+
+/** The digest file written beside the manifest. */
+export function contractsDigestPath(manifestPath: string): string {
+  return path.join(path.dirname(manifestPath), 'contracts.sha256');
+}
+
+/**
+ * The chains of the manifest a previous run wrote, or none when it is missing or unreadable, or when
+ * that run deployed other contracts than these (the chains then start afresh and are seeded again).
+ */
 export function readSavedChains(manifestPath: string): ChainConfig[] {
   try {
-    return existsSync(manifestPath) ? readChainsFile(manifestPath) : [];
+    if (!existsSync(manifestPath)) return [];
+    const digest = contractsDigestPath(manifestPath);
+    if (!existsSync(digest) || readFileSync(digest, 'utf8').trim() !== contractsDigest()) return [];
+    return readChainsFile(manifestPath);
   } catch {
     return [];
   }

@@ -101,8 +101,10 @@ const PositionAction = builder.objectRef<PositionActionShape>('PositionAction').
     }),
     calls: t.field({
       type: WalletCallBundle,
-      description: 'The same steps as one EIP-5792 `wallet_sendCalls` bundle.',
-      resolve: (p) => walletCalls(p.chainId, p.wallet, p.transactions),
+      nullable: true,
+      description: 'The same steps as one EIP-5792 `wallet_sendCalls` bundle; null when there is no step.',
+      // A wallet refuses wallet_sendCalls with no calls: nothing to send is no bundle.
+      resolve: (p) => (p.transactions.length === 0 ? null : walletCalls(p.chainId, p.wallet, p.transactions)),
     }),
     preparedAt: t.field({ type: 'DateTime', resolve: (p) => p.preparedAt, description: 'When prepared.' }),
   }),

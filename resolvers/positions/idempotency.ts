@@ -4,7 +4,7 @@ import { stringToBytes } from 'viem';
 import { keccak256 } from '../../chain/keccak.js';
 import { ApiError } from '../../lib/errors.js';
 import type { PositionRow } from '../../store/positions.js';
-import type { StrategyInput } from './strategy.js';
+import type { PositionStrategy } from './strategy.js';
 import type { PreparedPayload, PreparedPosition } from './types.js';
 
 /**
@@ -41,7 +41,11 @@ export interface FingerprintedIntent {
   checkBalances: boolean;
   metadata: Record<string, string> | null;
   approval: 'exact' | 'unlimited';
-  strategy: StrategyInput | null;
+  /**
+   * The curve as built (null for xyc): the sqrt bounds shipped or the peg and band, with the first
+   * deposit's address (a price is of the second deposit in the first, so the order changes its meaning).
+   */
+  strategy: (PositionStrategy & { first: string }) | null;
 }
 
 /** The canonical request (tokens resolved and sorted, defaults applied, metadata keys sorted), hashed. */
@@ -58,17 +62,17 @@ export function fingerprintOf(intent: FingerprintedIntent): string {
       : Object.entries(intent.metadata).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
     // Appended only when not the default, so the fingerprints stored before the field existed still match.
     ...(intent.approval === 'exact' ? [] : [intent.approval]),
-    // Likewise the curve: xyc (or none) is the program of every position prepared before kinds existed.
+    // Likewise the curve: xyc is the program of every position prepared before kinds existed.
     ...(intent.strategy === null || intent.strategy.kind === 'xyc'
       ? []
       : [
           [
             intent.strategy.kind,
-            intent.strategy.priceRange
-              ? [intent.strategy.priceRange.min, intent.strategy.priceRange.max]
-              : null,
-            intent.strategy.pegPrice ?? null,
-            intent.strategy.flatBandPercent ?? null,
+            intent.strategy.first,
+            intent.strategy.sqrtPriceMin,
+            intent.strategy.sqrtPriceMax,
+            intent.strategy.pegPrice === null ? null : Number(intent.strategy.pegPrice),
+            intent.strategy.flatBandPercent,
           ],
         ]),
   ]);

@@ -164,6 +164,9 @@ export async function preparePosition(
   const intent = resolveIntent(ctx, chain, input);
   const { wallet, tokenA, tokenB, amountA, amountB, metadata } = intent;
   const idempotencyKey = ctx.idempotencyKey;
+  // The curve is built from the intent alone (no chain read): the fingerprint holds it as built.
+  const makerFee1e9 = apiFeeToOnChain(intent.makerFeeBps);
+  const curve = resolveStrategy(chain, input.strategy, deposited(intent), makerFee1e9);
   const fingerprint = fingerprintOf({
     chain: chain.key,
     wallet,
@@ -176,7 +179,7 @@ export async function preparePosition(
     checkBalances: intent.checkBalances,
     metadata,
     approval: intent.approval,
-    strategy: input.strategy ?? null,
+    strategy: curve.summary.kind === 'xyc' ? null : { ...curve.summary, first: intent.firstAddress },
   });
 
   if (idempotencyKey !== null) {
@@ -184,8 +187,6 @@ export async function preparePosition(
     if (existing) return replay(existing, fingerprint);
   }
 
-  const makerFee1e9 = apiFeeToOnChain(intent.makerFeeBps);
-  const curve = resolveStrategy(chain, input.strategy, deposited(intent), makerFee1e9);
   const order = buildPositionOrder({
     wallet,
     feeReceiver: chain.feeReceiver as Address,

@@ -142,6 +142,8 @@ const price = (what: string) =>
 
 /** The pegged kind's flat band when none is asked: ±0.2 % around the peg. */
 export const DEFAULT_FLAT_BAND_PERCENT = 0.2;
+/** The narrowest band: below ±0.01 % the curve's linear width passes the router's bound (5000e27). */
+export const MIN_FLAT_BAND_PERCENT = 0.01;
 
 /**
  * Which curve the position runs. Prices are "the price of the second deposit's token in the first's":
@@ -183,7 +185,10 @@ export const strategySchema = z
         }),
         flatBandPercent: z
           .number({ error: 'must be a number of percent, e.g. 0.2' })
-          .gt(0, 'must be above 0')
+          .min(
+            MIN_FLAT_BAND_PERCENT,
+            `must be at least ${MIN_FLAT_BAND_PERCENT} (the flattest band the router allows)`,
+          )
           .max(50, 'must be at most 50')
           .optional()
           .meta({

@@ -298,7 +298,7 @@ export type PilotWalletFieldsFragment = { address: string, balances: Array<{ sym
 
 export type PilotTokenAmountFieldsFragment = { symbol: string, address: string | null, decimals: number | null, amount: string };
 
-export type PositionActionFieldsFragment = { positionId: string, strategyHash: string, chain: string, chainId: number, wallet: string, preparedAt: string, transactions: Array<{ step: number, purpose: StepPurpose, to: string, value: string, data: string, description: string }>, calls: { version: string, chainId: string, from: string, atomicRequired: boolean, calls: Array<{ to: string, data: string, value: string }> } };
+export type PositionActionFieldsFragment = { positionId: string, strategyHash: string, chain: string, chainId: number, wallet: string, preparedAt: string, transactions: Array<{ step: number, purpose: StepPurpose, to: string, value: string, data: string, description: string }>, calls: { version: string, chainId: string, from: string, atomicRequired: boolean, calls: Array<{ to: string, data: string, value: string }> } | null };
 
 export type PositionApprovalsMutationVariables = Exact<{
   positionId: string;
@@ -306,14 +306,14 @@ export type PositionApprovalsMutationVariables = Exact<{
 }>;
 
 
-export type PositionApprovalsMutation = { preparePositionApprovals: { positionId: string, strategyHash: string, chain: string, chainId: number, wallet: string, preparedAt: string, transactions: Array<{ step: number, purpose: StepPurpose, to: string, value: string, data: string, description: string }>, calls: { version: string, chainId: string, from: string, atomicRequired: boolean, calls: Array<{ to: string, data: string, value: string }> } } };
+export type PositionApprovalsMutation = { preparePositionApprovals: { positionId: string, strategyHash: string, chain: string, chainId: number, wallet: string, preparedAt: string, transactions: Array<{ step: number, purpose: StepPurpose, to: string, value: string, data: string, description: string }>, calls: { version: string, chainId: string, from: string, atomicRequired: boolean, calls: Array<{ to: string, data: string, value: string }> } | null } };
 
 export type PositionDockMutationVariables = Exact<{
   positionId: string;
 }>;
 
 
-export type PositionDockMutation = { preparePositionDock: { positionId: string, strategyHash: string, chain: string, chainId: number, wallet: string, preparedAt: string, transactions: Array<{ step: number, purpose: StepPurpose, to: string, value: string, data: string, description: string }>, calls: { version: string, chainId: string, from: string, atomicRequired: boolean, calls: Array<{ to: string, data: string, value: string }> } } };
+export type PositionDockMutation = { preparePositionDock: { positionId: string, strategyHash: string, chain: string, chainId: number, wallet: string, preparedAt: string, transactions: Array<{ step: number, purpose: StepPurpose, to: string, value: string, data: string, description: string }>, calls: { version: string, chainId: string, from: string, atomicRequired: boolean, calls: Array<{ to: string, data: string, value: string }> } | null } };
 
 export type PositionListQueryVariables = Exact<{
   status?: PositionState | null | undefined;

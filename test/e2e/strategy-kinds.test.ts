@@ -325,6 +325,7 @@ describe('what a kind refuses', () => {
       [{ kind: 'concentrated' }, 'strategy.priceRange'],
       [{ kind: 'concentrated', priceRange: { min: '-1', max: '2' } }, 'strategy.priceRange.min'],
       [{ kind: 'pegged', flatBandPercent: 0 }, 'strategy.flatBandPercent'],
+      [{ kind: 'pegged', flatBandPercent: 1e-14 }, 'strategy.flatBandPercent'],
       [{ kind: 'xyc', priceRange: { min: '1', max: '2' } }, 'strategy.priceRange'],
     ];
     for (const [strategy, parameter] of cases) {
@@ -353,5 +354,22 @@ describe('what a kind refuses', () => {
       },
     );
     expect([other.status, (other.body as Envelope).error.code]).toEqual([422, 'UNPROCESSABLE']);
+    // A price is of the second deposit in the first: the same range over the deposits swapped is another
+    // position, and so another body for this Idempotency-Key.
+    const ranged = randomUUID();
+    const range = { kind: 'concentrated', priceRange: { min: '0.99', max: '1.02' } };
+    await prepare(range, { 'idempotency-key': ranged });
+    const swapped = intent(range);
+    swapped.deposits.reverse();
+    const reversed = await call('POST', '/v1/positions', makerKey, swapped, { 'idempotency-key': ranged });
+    expect([reversed.status, (reversed.body as Envelope).error.code]).toEqual([422, 'UNPROCESSABLE']);
+    // The defaults written out are the same body.
+    const defaults = randomUUID();
+    const implicit = await prepare({ kind: 'pegged' }, { 'idempotency-key': defaults });
+    const spelled = await prepare(
+      { kind: 'pegged', pegPrice: '1.0', flatBandPercent: 0.2 },
+      { 'idempotency-key': defaults },
+    );
+    expect(spelled.strategyHash).toBe(implicit.strategyHash);
   });
 });
