@@ -6,7 +6,9 @@ import {
   decodeProgram,
   describeProgram,
   type ProgramInstruction,
+  uintArg,
 } from '../../chain/program.js';
+import { humanPriceOf } from '../../chain/strategyArgs.js';
 import { ApiError } from '../../lib/errors.js';
 import { recentSwaps, type StrategyDetailRow, type SwapRow } from '../../store/catalogue.js';
 import type { GraphQLContext } from '../context.js';
@@ -151,10 +153,9 @@ export async function strategyPriceRange(ctx: GraphQLContext, row: StrategyView)
   const program = await strategyProgram(ctx, row);
   const concentrate = program?.instructions.find((i) => i.name === 'XYCConcentrateGrowLiquidity2D' && i.ok);
   if (!concentrate || row.decimals_a === null || row.decimals_b === null) return null;
-  const bound = (name: string) => {
-    const value = concentrate.typedArgs.find((a) => a.name === name)?.value;
-    const sqrt = value === undefined ? 0 : Number(value) / 1e18;
-    return Number((sqrt * sqrt * 10 ** (row.decimals_a! - row.decimals_b!)).toPrecision(10));
-  };
+  // tokenA is the lower address: its price in tokenB is the Gt-per-Lt price of the sqrt bound.
+  const pair = { lt: row.decimals_a, gt: row.decimals_b, firstIsLt: false };
+  const bound = (name: string) =>
+    Number(humanPriceOf(uintArg(concentrate, name) ?? 0n, pair).toPrecision(10));
   return { of: row.symbol_a, in: row.symbol_b, min: bound('sqrtPriceMin'), max: bound('sqrtPriceMax') };
 }
