@@ -12,6 +12,7 @@ import {
 } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routerAbi } from '../../chain/abi.js';
+import { swapCalldata } from '../../chain/calldata.js';
 import type { Order } from '../../chain/order.js';
 import {
   aquaProtocolFeeAmountIn,
@@ -24,6 +25,7 @@ import {
 } from '../../chain/program.js';
 import { encodeTakerTraits, exactInTakerTraits, TAKER_FLAGS } from '../../chain/takerTraits.js';
 import {
+  ceilDiv,
   concentrate,
   decayValue,
   E18,
@@ -101,6 +103,15 @@ async function quote(
   return [amountIn, amountOut];
 }
 
+/** Sends a taker's swap of tokenLt for tokenGt against `o`, as the router takes it. */
+function swapLtToGt(o: Order, amount: bigint, takerTraits: Hex = exactInTakerTraits()) {
+  return rc.send(
+    rc.accounts.taker,
+    rc.addr.router,
+    swapCalldata({ order: o, tokenIn: rc.addr.lt, tokenOut: rc.addr.gt, amount, takerTraits }),
+  );
+}
+
 const PANIC = toFunctionSelector('function Panic(uint256)');
 function revertName(data: Hex): string {
   if (data.startsWith(PANIC)) return `Panic(0x${BigInt(`0x${data.slice(10)}`).toString(16)})`;
@@ -167,15 +178,7 @@ describe('XYCConcentrateGrowLiquidity2D', () => {
     const hash = await rc.ship(o, shipped);
     const amount = 50_000n * UNIT;
     const [, out] = (await quote(o, true, amount)) as [bigint, bigint];
-    const receipt = await rc.send(
-      rc.accounts.taker,
-      rc.addr.router,
-      encodeFunctionData({
-        abi: routerAbi,
-        functionName: 'swap',
-        args: [o, rc.addr.lt, rc.addr.gt, amount, exactInTakerTraits()],
-      }),
-    );
+    const receipt = await swapLtToGt(o, amount);
     expect(receipt.status).toBe('success');
     const { protocolFee } = feesIn(amount, FEES);
     expect(await rc.balance(hash, rc.addr.lt)).toBe(shipped[0] - protocolFee + amount);
@@ -270,11 +273,8 @@ describe('XYCConcentrateGrowLiquidity2D', () => {
 });
 
 /** The largest curve input whose output stays within bo: ⌈(bo+1)·Vin/(Vout−bo−1)⌉ − 1. */
-function ceilCap(bo: bigint, vIn: bigint, vOut: bigint): bigint {
-  const x = (bo + 1n) * vIn;
-  const y = vOut - bo - 1n;
-  return (x === 0n ? 0n : (x - 1n) / y + 1n) - 1n;
-}
+const ceilCap = (bo: bigint, vIn: bigint, vOut: bigint): bigint =>
+  ceilDiv((bo + 1n) * vIn, vOut - bo - 1n) - 1n;
 
 describe('PeggedSwapGrowPriceRange2D', () => {
   const units = 1_000n * UNIT;
@@ -376,15 +376,7 @@ describe('Decay, Deadline and Jump', () => {
     const o = order([encodeInstruction('Decay', { period }), xycSwap()]);
     const hash = await rc.ship(o, balances);
     const amount = 1_000n * UNIT;
-    const swapped = await rc.send(
-      rc.accounts.taker,
-      rc.addr.router,
-      encodeFunctionData({
-        abi: routerAbi,
-        functionName: 'swap',
-        args: [o, rc.addr.lt, rc.addr.gt, amount, exactInTakerTraits()],
-      }),
-    );
+    const swapped = await swapLtToGt(o, amount);
     expect(swapped.status).toBe('success');
     const out = xycOut(amount, balances[0], balances[1]);
     const at = (await rc.publicClient.getBlock({ blockNumber: swapped.blockNumber })).timestamp;
@@ -441,15 +433,7 @@ describe('Decay, Deadline and Jump', () => {
     const wanted = 700n * UNIT;
     const { gross, protocolFee } = feesOut(xycIn(wanted, balances[0], balances[1]), FEES);
     expect(await quote(o, true, wanted, false)).toEqual([gross, wanted]);
-    const receipt = await rc.send(
-      rc.accounts.taker,
-      rc.addr.router,
-      encodeFunctionData({
-        abi: routerAbi,
-        functionName: 'swap',
-        args: [o, rc.addr.lt, rc.addr.gt, wanted, exactOutTraits()],
-      }),
-    );
+    const receipt = await swapLtToGt(o, wanted, exactOutTraits());
     expect(receipt.status).toBe('success');
     expect(await rc.balance(hash, rc.addr.lt)).toBe(balances[0] - protocolFee + gross);
     expect(await rc.balance(hash, rc.addr.gt)).toBe(balances[1] - wanted);
