@@ -12,7 +12,7 @@ import {
 } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routerAbi } from '../../chain/abi.js';
-import { swapCalldata } from '../../chain/calldata.js';
+import { quoteCalldata, swapCalldata } from '../../chain/calldata.js';
 import type { Order } from '../../chain/order.js';
 import {
   aquaProtocolFeeAmountIn,
@@ -77,11 +77,7 @@ const order = (instructions: Hex[]): Order => rc.orderWith([...instructions, sal
 
 function quoteData(o: Order, inIsLt: boolean, amount: bigint, traits: Hex = exactInTakerTraits()): Hex {
   const [tokenIn, tokenOut] = inIsLt ? [rc.addr.lt, rc.addr.gt] : [rc.addr.gt, rc.addr.lt];
-  return encodeFunctionData({
-    abi: routerAbi,
-    functionName: 'quote',
-    args: [o, tokenIn, tokenOut, amount, traits],
-  });
+  return quoteCalldata({ order: o, tokenIn, tokenOut, amount, takerTraits: traits });
 }
 
 /** [amountIn, amountOut] the router quotes, or the revert's name. */
