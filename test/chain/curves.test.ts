@@ -3,13 +3,7 @@
  * the documented formulas (test/helpers/curveModel.ts): concentrated ranges, the pegged curve, Decay,
  * Deadline, Jump and the fees in both exact modes, with their edges and reference revert encodings.
  */
-import {
-  decodeFunctionResult,
-  encodeAbiParameters,
-  encodeFunctionData,
-  type Hex,
-  toFunctionSelector,
-} from 'viem';
+import { decodeFunctionResult, encodeAbiParameters, type Hex, toFunctionSelector } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routerAbi } from '../../chain/abi.js';
 import { quoteCalldata, swapCalldata } from '../../chain/calldata.js';
