@@ -7,18 +7,11 @@
  * Writes bench/results/prepare.json.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
-import path from 'node:path';
+import { loadavg } from 'node:os';
 import type { Address } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
 import { erc20Abi } from '../chain/abi.js';
-import { startDevnet } from '../devnet/devnet.js';
-import { loadConfig } from '../lib/config.js';
-import { createLogger } from '../lib/logger.js';
 import { createKey } from '../resolvers/apiKeys.js';
-import { startService } from '../service.js';
-import { createTestDatabase } from '../test/helpers/postgres.js';
 import { bareServer, post, sequentialAgent, startProfile } from './lib.js';
 import {
   counterTotal,
@@ -30,6 +23,7 @@ import {
   rssOf,
   writeResult,
 } from './measure.js';
+import { startWriteBench } from './writeSetup.js';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 300);
 const WARM_UP = 100;
@@ -42,18 +36,8 @@ const wallet: Address = mnemonicToAccount('test test test test test test test te
   addressIndex: 9,
 }).address;
 
-const dataDir = mkdtempSync(path.join(tmpdir(), 'bench-prepare-'));
-const database = await createTestDatabase();
-const devnet = await startDevnet({ basePort: BASE_PORT, dataDir, activityMs: 2_000_000_000 });
-const config = loadConfig({
-  PORT: '0',
-  HOST: '127.0.0.1',
-  LOG_LEVEL: 'silent',
-  INDEXER: 'off',
-  DATABASE_URL: database.url,
-  INTERNAL_TOKEN: 'bench-internal-token-0123456789',
-});
-const service = await startService(config, { chains: devnet.chains, logger: createLogger('silent') });
+const bench = await startWriteBench('prepare', BASE_PORT);
+const { devnet, service } = bench;
 const series: LatencySeries[] = [];
 let sample: unknown;
 try {
@@ -149,10 +133,7 @@ try {
   );
 } finally {
   sequentialAgent.destroy();
-  await service.stop();
-  await devnet.stop();
-  await database.drop();
-  rmSync(dataDir, { recursive: true, force: true });
+  await bench.stop();
 }
 
 printLatencyTable(series);

@@ -1,24 +1,6 @@
-/**
- * Latency of POST /v1/swaps and POST /v1/positions/{id}/dock over HTTP on the devnet
- * (three anvil chains), the real service (express → persisted GraphQL mutation → one eth_call → answer),
- * sequential requests from one node:http client (one kept-alive socket): what a lone call costs. Both
- * paths count in the per-key `write` bucket (6 per 60 s by default, SPEC §8), so requests rotate over
- * default keys, six per key; each dock key owns one shipped position (prepared through the API and
- * shipped by the maker wallet; bench/writeSetup.ts, shared with `npm run bench`, which drives both
- * under load with a key of a raised write bucket).
- *   npm run bench:swap        (BENCH_REQUESTS=300, BENCH_SWAP_PORT=19406)
- * Writes bench/results/swap.json.
- */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
-import path from 'node:path';
-import { startDevnet } from '../devnet/devnet.js';
+import { loadavg } from 'node:os';
 import { startIndexer } from '../indexer/index.js';
-import { loadConfig } from '../lib/config.js';
-import { createLogger } from '../lib/logger.js';
 import { createKey } from '../resolvers/apiKeys.js';
-import { startService } from '../service.js';
-import { createTestDatabase } from '../test/helpers/postgres.js';
 import { bareServer, post, sequentialAgent } from './lib.js';
 import {
   counterTotal,
@@ -30,7 +12,7 @@ import {
   rssOf,
   writeResult,
 } from './measure.js';
-import { openStrategyHash, swapBody as swapBodyOf, writeWallets } from './writeSetup.js';
+import { openStrategyHash, startWriteBench, swapBody as swapBodyOf, writeWallets } from './writeSetup.js';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 300);
 const WARM_UP = 12;
@@ -42,18 +24,8 @@ const BASE_PORT = Number(process.env.BENCH_SWAP_PORT ?? 19406);
 
 const keysFor = (n: number) => Math.ceil(n / PER_KEY);
 
-const dataDir = mkdtempSync(path.join(tmpdir(), 'bench-swap-'));
-const database = await createTestDatabase();
-const devnet = await startDevnet({ basePort: BASE_PORT, dataDir, activityMs: 2_000_000_000 });
-const config = loadConfig({
-  PORT: '0',
-  HOST: '127.0.0.1',
-  LOG_LEVEL: 'silent',
-  INDEXER: 'off',
-  DATABASE_URL: database.url,
-  INTERNAL_TOKEN: 'bench-internal-token-0123456789',
-});
-const service = await startService(config, { chains: devnet.chains, logger: createLogger('silent') });
+const bench = await startWriteBench('swap', BASE_PORT);
+const { devnet, service } = bench;
 const series: LatencySeries[] = [];
 const samples: Record<string, unknown> = {};
 try {
@@ -114,10 +86,7 @@ try {
   bare.close();
 } finally {
   sequentialAgent.destroy();
-  await service.stop();
-  await devnet.stop();
-  await database.drop();
-  rmSync(dataDir, { recursive: true, force: true });
+  await bench.stop();
 }
 
 printLatencyTable(series);

@@ -5,12 +5,19 @@
  * it sells, and positions prepared through the API and shipped by a maker wallet, to dock. Devnet
  * tooling: the wallets sign here, never the service.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import type pg from 'pg';
 import { type Address, createWalletClient, encodeFunctionData, type Hex, http as viemHttp } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
 import { erc20Abi } from '../chain/abi.js';
 import { createChainClient, viemChainOf } from '../chain/clients.js';
-import type { ChainConfig } from '../lib/config.js';
+import { startDevnet } from '../devnet/devnet.js';
+import { type ChainConfig, loadConfig } from '../lib/config.js';
+import { createLogger } from '../lib/logger.js';
+import { startService } from '../service.js';
+import { createTestDatabase } from '../test/helpers/postgres.js';
 
 const MNEMONIC = 'test test test test test test test test test test test junk';
 /** Index 9 is not used by the devnet: the maker of the docked positions; index 8 the taker. */
@@ -60,6 +67,9 @@ export function writeWallets(base: ChainConfig) {
     if (receipt.status !== 'success') throw new Error(`transaction to ${tx.to} reverted`);
   };
   return {
+    /** The maker wallet (anvil's account 9) and its sender: signs, sends, throws on a revert. */
+    maker: maker.address,
+    send,
     /** The taker holds what it sells (the devnet's test tokens mint to anyone), so no swap is refused. */
     async fundTaker(): Promise<void> {
       for (const token of base.tokens) {
@@ -98,6 +108,35 @@ export function writeWallets(base: ChainConfig) {
       const ship = p.data.transactions.at(-1)!;
       await send({ to: ship.to, data: ship.data });
       return p.data.strategyHash;
+    },
+  };
+}
+
+/**
+ * The in-process service of the sequential write benches over a fresh devnet (activity bot idle) and a
+ * fresh database, the indexer off; `stop` ends all three and removes the devnet's data folder.
+ */
+export async function startWriteBench(name: string, basePort: number) {
+  const dataDir = mkdtempSync(path.join(tmpdir(), `bench-${name}-`));
+  const database = await createTestDatabase();
+  const devnet = await startDevnet({ basePort, dataDir, activityMs: 2_000_000_000 });
+  const config = loadConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'silent',
+    INDEXER: 'off',
+    DATABASE_URL: database.url,
+    INTERNAL_TOKEN: 'bench-internal-token-0123456789',
+  });
+  const service = await startService(config, { chains: devnet.chains, logger: createLogger('silent') });
+  return {
+    devnet,
+    service,
+    async stop(): Promise<void> {
+      await service.stop();
+      await devnet.stop();
+      await database.drop();
+      rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }
