@@ -27,7 +27,7 @@ import { keyGuard } from './keyGuard.js';
 import { metricsRoute } from './metricsRoute.js';
 import type { RateLimits } from './rateLimit.js';
 import { responseCacheFor } from './responseCache.js';
-import { type RestRoute, strayQueryParameter } from './route.js';
+import { type RestRoute, strayQueryCheck } from './route.js';
 
 export interface AppOptions {
   services: Services;
@@ -102,6 +102,7 @@ export function createApp(options: AppOptions): (req: IncomingMessage, res: Serv
     statsExpiresInMs: () => responses.expiresInMs('stats'),
   });
 
+  const strayChecks = new Map(routes.map((route) => [route, strayQueryCheck(route)]));
   for (const [path, pathRoutes] of byPath) {
     const first = pathRoutes[0]!;
     const methods = pathRoutes.map((r) => r.method);
@@ -126,7 +127,7 @@ export function createApp(options: AppOptions): (req: IncomingMessage, res: Serv
         const route = pathRoutes.find(
           (r) => r.method === req.method || (r.method === 'GET' && req.method === 'HEAD'),
         )!;
-        const stray = strayQueryParameter(route, req.query);
+        const stray = strayChecks.get(route)!(req.query);
         if (stray) return next(stray);
         const run = () => {
           const apiKey = (res.locals.apiKey as AuthenticatedKey | undefined) ?? null;
