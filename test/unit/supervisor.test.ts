@@ -30,10 +30,12 @@ function logs() {
   return { lines, logger };
 }
 
-const until = async (check: () => boolean, ms = 3000) => {
+// Waits for the state itself; the deadline only ends a test that would otherwise hang, so it is far
+// beyond any delay here even on a starved box.
+const until = async (check: () => boolean, ms = 60_000) => {
   const deadline = Date.now() + ms;
   while (!check()) {
-    if (Date.now() > deadline) throw new Error('not in time');
+    if (Date.now() > deadline) throw new Error(`no such state within ${ms} ms`);
     await new Promise((r) => setTimeout(r, 5));
   }
 };
