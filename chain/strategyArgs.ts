@@ -121,3 +121,24 @@ export function peggedArgs(
     rateGt,
   };
 }
+
+/**
+ * The amount of one side that goes with `amount` of the other for a spot sqrt price strictly inside the
+ * range (the SDK's computeLiquidityFromAmounts with the other side fixed): the liquidity that amount
+ * gives, then the other side of it.
+ */
+export function fittingAmount(
+  given: { side: 'lt' | 'gt'; amount: bigint },
+  spot: bigint,
+  range: { sqrtPriceMin: bigint; sqrtPriceMax: bigint },
+): bigint {
+  const { sqrtPriceMin: smin, sqrtPriceMax: smax } = range;
+  if (!(smin < spot && spot < smax)) throw new RangeError('the spot is not inside the range');
+  const product = (smax * spot) / E18;
+  if (given.side === 'lt') {
+    const liquidity = (given.amount * product) / (smax - spot);
+    return (liquidity * (spot - smin)) / E18;
+  }
+  const liquidity = (given.amount * E18) / (spot - smin);
+  return (liquidity * (smax - spot)) / product;
+}

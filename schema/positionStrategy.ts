@@ -30,7 +30,12 @@ export const PositionStrategyInput = builder.inputType('PositionStrategyInput', 
     'The curve of a new position (absent: xyc). concentrated needs priceRange; pegged takes pegPrice and flatBandPercent.',
   fields: (t) => ({
     kind: t.field({ type: StrategyKind, required: true, description: 'Which curve.' }),
-    priceRange: t.field({ type: PriceRangeInput, required: false, description: 'concentrated: the range.' }),
+    priceRange: t.field({
+      type: PriceRangeInput,
+      required: false,
+      description:
+        'concentrated: the range; it must contain the market price of the configured USD prices, and the deposits must open it near that price.',
+    }),
     pegPrice: t.string({ required: false, description: 'pegged: the peg (default "1").' }),
     flatBandPercent: t.float({
       required: false,

@@ -166,7 +166,13 @@ export async function preparePosition(
   const idempotencyKey = ctx.idempotencyKey;
   // The curve is built from the intent alone (no chain read): the fingerprint holds it as built.
   const makerFee1e9 = apiFeeToOnChain(intent.makerFeeBps);
-  const curve = resolveStrategy(chain, input.strategy, deposited(intent), makerFee1e9);
+  const curve = resolveStrategy(
+    chain,
+    input.strategy,
+    deposited(intent),
+    makerFee1e9,
+    ctx.services.config.tokenPricesUsd,
+  );
   const fingerprint = fingerprintOf({
     chain: chain.key,
     wallet,

@@ -10,16 +10,19 @@ import { formatUnits, type Hex, parseUnits } from 'viem';
 import { encodeInstruction, flatFeeAmountIn, xycSwap } from '../../chain/program.js';
 import {
   concentratedRange,
+  fittingAmount,
   humanPriceOf,
   impliedSqrtPrice,
   linearWidthOf,
   MAX_LINEAR_WIDTH,
   type PairDecimals,
   peggedArgs,
+  sqrtPriceOf,
 } from '../../chain/strategyArgs.js';
 import { STRATEGY_KINDS, type StrategyKind } from '../../lib/chains.js';
 import type { ChainConfig, TokenConfig } from '../../lib/config.js';
 import { ApiError } from '../../lib/errors.js';
+import { priceOf, type UsdPrices } from '../../lib/usd.js';
 import { DEFAULT_FLAT_BAND_PERCENT } from './request.js';
 
 export interface StrategyInput {
@@ -70,6 +73,16 @@ function depositPrice(d: Deposits): number {
   return first / second;
 }
 
+/**
+ * The market's price of the second deposit's token in the first's, from the configured USD prices
+ * (TOKEN_PRICES_USD); null when either token has none, and then nothing is checked against it.
+ */
+function marketPrice(prices: UsdPrices, d: Deposits): number | null {
+  const first = priceOf(prices, d.first.token.symbol);
+  const second = priceOf(prices, d.second.token.symbol);
+  return first > 0 && second > 0 ? second / first : null;
+}
+
 function pairOf(d: Deposits): PairDecimals & { firstIsLt: boolean } {
   const firstIsLt = d.first.token.address.toLowerCase() < d.second.token.address.toLowerCase();
   const [lt, gt] = firstIsLt ? [d.first.token, d.second.token] : [d.second.token, d.first.token];
@@ -81,6 +94,7 @@ export function resolveStrategy(
   input: StrategyInput | null | undefined,
   deposits: Deposits,
   makerFee1e9: number,
+  prices: UsdPrices,
 ): ResolvedStrategy {
   const kind = input?.kind ?? 'xyc';
   const served = chain.strategyKinds ?? STRATEGY_KINDS;
@@ -102,7 +116,8 @@ export function resolveStrategy(
     pegPrice: null,
     flatBandPercent: null,
   };
-  if (kind === 'concentrated') return concentrated(input!, deposits, makerFee, feeNames, none);
+  if (kind === 'concentrated')
+    return concentrated(input!, deposits, makerFee, feeNames, none, marketPrice(prices, deposits));
   if (kind === 'pegged') return pegged(input!, deposits, makerFee, feeNames, none);
   return {
     summary: { kind, ...none, openingPrice: depositPrice(deposits) },
@@ -118,6 +133,7 @@ function concentrated(
   makerFee: Hex[],
   feeNames: string[],
   none: Omit<PositionStrategy, 'kind' | 'openingPrice'>,
+  market: number | null,
 ): ResolvedStrategy {
   const range = input.priceRange!;
   const pair = pairOf(deposits);
@@ -147,6 +163,7 @@ function concentrated(
     ? [deposits.first.amount, deposits.second.amount]
     : [deposits.second.amount, deposits.first.amount];
   const opening = humanPriceOf(impliedSqrtPrice(amountLt, amountGt, bounds), pair);
+  if (market !== null) fitsMarket({ range, bounds, pair, deposits, opening, market });
   return {
     summary: {
       kind: 'concentrated',
@@ -213,4 +230,46 @@ function pegged(
     describe: (amounts) =>
       `a pegged pool of ${amounts}, flat within ±${band}% of ${peg} ${deposits.first.token.symbol} per ${deposits.second.token.symbol}`,
   };
+}
+
+/**
+ * A concentrated position opens at the price its deposits imply inside the range. Away from the market
+ * price, the first taker buys the difference from the maker; with the market outside the range, the
+ * position opens on a bound with one side empty, where the protocol fee (pulled from the tokenIn side
+ * first) makes every trade into that side revert. Within a tenth of the range's width (at most 1 %) of
+ * the market is close enough.
+ */
+function fitsMarket(c: {
+  range: { min: string; max: string };
+  bounds: { sqrtPriceMin: bigint; sqrtPriceMax: bigint };
+  pair: PairDecimals;
+  deposits: Deposits;
+  opening: number;
+  market: number;
+}): void {
+  const { first, second } = c.deposits;
+  const asked = `${c.range.min}…${c.range.max}`;
+  const quoted = `${c.market} ${first.token.symbol} per ${second.token.symbol}`;
+  const spot = sqrtPriceOf(c.market.toFixed(c.pair.lt + c.pair.gt), c.pair);
+  if (!(c.bounds.sqrtPriceMin < spot && spot < c.bounds.sqrtPriceMax)) {
+    throw unprocessable(
+      'strategy.priceRange',
+      `strategy.priceRange: ${asked} does not contain the market price (${quoted}, from the configured USD prices). ` +
+        'The position would open on a bound with one side empty, and the protocol fee makes every trade into that side revert.',
+      'RANGE_OFF_MARKET',
+      `a range containing ${c.market}`,
+      asked,
+    );
+  }
+  const tolerance = Math.min(0.01 * c.market, 0.1 * (Number(c.range.max) - Number(c.range.min)));
+  if (Math.abs(c.opening - c.market) <= tolerance) return;
+  const fit = fittingAmount({ side: c.pair.firstIsLt ? 'lt' : 'gt', amount: first.amount }, spot, c.bounds);
+  throw unprocessable(
+    'deposits',
+    `The deposits open the range ${asked} at ${c.opening} ${first.token.symbol} per ${second.token.symbol}, away from the market price (${quoted}): ` +
+      `the first taker would buy the difference from you. For ${formatUnits(first.amount, first.token.decimals)} ${first.token.symbol}, deposit about ${formatUnits(fit, second.token.decimals)} ${second.token.symbol}.`,
+    'DEPOSITS_OFF_MARKET',
+    `${c.market} ±${tolerance}`,
+    String(c.opening),
+  );
 }

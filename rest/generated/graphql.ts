@@ -97,7 +97,7 @@ export type PositionStrategyInput = {
   kind: StrategyKind;
   /** pegged: the peg (default "1"). */
   pegPrice?: string | null | undefined;
-  /** concentrated: the range. */
+  /** concentrated: the range; it must contain the market price of the configured USD prices, and the deposits must open it near that price. */
   priceRange?: PriceRangeInput | null | undefined;
 };
 

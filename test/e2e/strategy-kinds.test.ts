@@ -319,6 +319,27 @@ describe('what a kind refuses', () => {
     expect(fits).toBe(200);
   });
 
+  it('a range without the market price, or deposits that open it far from it: 422 naming the field', async () => {
+    const off = await refused(intent({ kind: 'concentrated', priceRange: { min: '1.01', max: '1.05' } }));
+    expect([off.status, off.error.parameter, off.error.issues?.[0]?.type]).toEqual([
+      422,
+      'strategy.priceRange',
+      'RANGE_OFF_MARKET',
+    ]);
+    const lopsided = await refused(
+      intent({ kind: 'concentrated', priceRange: { min: '0.98', max: '1.02' } }, [
+        100_000n * UNIT,
+        20_000n * UNIT,
+      ]),
+    );
+    expect([lopsided.status, lopsided.error.parameter, lopsided.error.issues?.[0]?.type]).toEqual([
+      422,
+      'deposits',
+      'DEPOSITS_OFF_MARKET',
+    ]);
+    expect(lopsided.error.message).toMatch(/For 100000 USDC, deposit about [\d.]+ USDT/);
+  });
+
   it('malformed kinds and fields are 400 naming the field', async () => {
     const cases: [unknown, string][] = [
       [{ kind: 'curvy' }, 'strategy.kind'],
@@ -357,7 +378,7 @@ describe('what a kind refuses', () => {
     // A price is of the second deposit in the first: the same range over the deposits swapped is another
     // position, and so another body for this Idempotency-Key.
     const ranged = randomUUID();
-    const range = { kind: 'concentrated', priceRange: { min: '0.99', max: '1.02' } };
+    const range = { kind: 'concentrated', priceRange: { min: '0.98', max: '1.02' } };
     await prepare(range, { 'idempotency-key': ranged });
     const swapped = intent(range);
     swapped.deposits.reverse();
