@@ -12,9 +12,10 @@ import { Metrics } from './lib/metrics.js';
 import { GuardedRedis } from './lib/redisBreaker.js';
 import type { Services } from './lib/services.js';
 import { type PartStatus, partsDown, type Supervised, supervise } from './lib/supervisor.js';
+import { mountMcp } from './mcp/index.js';
 import { startApiKeyCache } from './resolvers/apiKeyCache.js';
 import { createApp } from './rest/app.js';
-import { mountDocs } from './rest/docs.js';
+import { lazyOpenApi, mountDocs } from './rest/docs.js';
 import { drainable } from './rest/drain.js';
 import { CatalogueEventHub } from './rest/eventHub.js';
 import { ExportSlots } from './rest/exportSlots.js';
@@ -242,16 +243,19 @@ export async function startService(config: Config, options: ServiceOptions = {})
               .map((c) => [`chain:${c.chain}`, c.degraded!]),
           ),
       ],
-      mount: (app) => {
+      mount: (app, hooks) => {
         mountWeb(app, { publicUrl: listenConfig.publicUrl });
-        const docs = {
-          routes,
-          publicUrl: listenConfig.publicUrl,
-          docsUrl: listenConfig.docsUrl,
-          guides: readGuides(),
-        };
-        mountDocs(app, docs);
+        const guides = readGuides();
+        const docs = { routes, publicUrl: listenConfig.publicUrl, docsUrl: listenConfig.docsUrl, guides };
+        const document = lazyOpenApi(docs);
+        mountDocs(app, { ...docs, document });
         mountLlms(app, docs);
+        mountMcp(app, hooks, {
+          ...docs,
+          document,
+          trustProxy: config.trustProxy,
+          bodyLimitBytes: config.bodyLimitBytes,
+        });
       },
     });
     server.on('request', app);

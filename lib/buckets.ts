@@ -28,6 +28,11 @@ export const BUCKET_LIMITS = {
   docs: 120,
   /** The operator page and its assets (/, /demo, /web/*): per client. */
   web: 120,
+  /**
+   * POST /mcp itself, per client: each request (a batch, a tools/list); a tool call also counts in its
+   * REST path's own bucket.
+   */
+  mcp: 600,
   /** POST /graphql, internal analytics and administration: per client, before the token check. */
   graphql: 600,
   /**

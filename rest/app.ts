@@ -9,6 +9,7 @@ import express, {
 } from 'express';
 import type { GraphQLSchema } from 'graphql';
 import qs from 'qs';
+import type { Bucket } from '../lib/buckets.js';
 import { ApiError, isApiError } from '../lib/errors.js';
 import { requestObserver } from '../lib/metrics.js';
 import type { Services } from '../lib/services.js';
@@ -37,8 +38,15 @@ export interface AppOptions {
   readiness: ReadinessCheck[];
   /** What /readyz names as degraded while ready (rest/health.ts). */
   degraded?: DegradedCheck[];
-  /** Extra mounts outside the buckets (the operator page, the docs). */
-  mount?: (app: express.Express) => void;
+  /** Extra mounts (the operator page, the docs, /mcp), with what they may need of the app. */
+  mount?: (app: express.Express, hooks: MountHooks) => void;
+}
+
+export interface MountHooks {
+  /** The app's own request listener, for a mount that runs REST paths in process. */
+  dispatch: (req: IncomingMessage, res: ServerResponse) => void;
+  /** A bucket's limiter, counted per client as the REST paths count. */
+  limit: (bucket: Bucket) => RequestHandler;
 }
 
 /**
@@ -177,7 +185,10 @@ export function createApp(options: AppOptions): (req: IncomingMessage, res: Serv
   if (config.cors) app.use('/openapi.json', publicCorsUnbucketed());
   app.all(['/', '/demo', '/favicon.svg', '/favicon.ico'], rateLimit('web', limitOptions));
   app.use('/web', rateLimit('web', limitOptions));
-  options.mount?.(app);
+  options.mount?.(app, {
+    dispatch: (req, res) => listener(req, res),
+    limit: (bucket) => rateLimit(bucket, limitOptions),
+  });
 
   app.use(rateLimit('other', limitOptions), (req, _res, next) => {
     next(new ApiError('NOT_FOUND', `No endpoint at ${req.method} ${req.path}.`));
@@ -243,11 +254,13 @@ export function createApp(options: AppOptions): (req: IncomingMessage, res: Serv
     };
     next();
   };
-  if (!compress) return serve;
-  return (req, res) => {
-    if (req.headers['accept-encoding'] === undefined || isStream(req.url)) return serve(req, res);
-    compress(req as Request, res as Response, () => serve(req, res));
-  };
+  const listener: (req: IncomingMessage, res: ServerResponse) => void = !compress
+    ? serve
+    : (req, res) => {
+        if (req.headers['accept-encoding'] === undefined || isStream(req.url)) return serve(req, res);
+        compress(req as Request, res as Response, () => serve(req, res));
+      };
+  return listener;
 }
 
 /**

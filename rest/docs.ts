@@ -116,11 +116,6 @@ function swaggerDist(): string {
   return path.dirname(require.resolve('swagger-ui-dist/package.json'));
 }
 
-function packageVersion(): string {
-  const require = createRequire(import.meta.url);
-  return (require('../package.json') as { version: string }).version;
-}
-
 export interface DocsOptions {
   /** The documented routes (rest/routes/index.ts). */
   routes: readonly RestRoute[];
@@ -129,6 +124,21 @@ export interface DocsOptions {
   version?: string;
   /** The repository's guides (rest/guides.ts); read from docs/ when not given. */
   guides?: readonly Guide[];
+  /** The document, when its builder is shared with another mount (the MCP tools derive from it). */
+  document?: () => OpenApiDocument;
+}
+
+/** The OpenAPI document of the routes, built once on first use. */
+export function lazyOpenApi(options: DocsOptions): () => OpenApiDocument {
+  return once(() =>
+    buildOpenApi(options.routes, { ...options, version: options.version ?? packageVersion() }),
+  );
+}
+
+/** The service's version (package.json). */
+export function packageVersion(): string {
+  const require = createRequire(import.meta.url);
+  return (require('../package.json') as { version: string }).version;
 }
 
 /** Computed once, on first use. */
@@ -150,10 +160,7 @@ function once<T>(make: () => T): () => T {
  */
 export function mountDocs(app: express.Express, options: DocsOptions): void {
   const built = once(() => {
-    const document = buildOpenApi(options.routes, {
-      ...options,
-      version: options.version ?? packageVersion(),
-    });
+    const document = (options.document ?? lazyOpenApi(options))();
     const json = asset(JSON.stringify(document), 'application/json; charset=utf-8');
     json.gzip = gzipSync(json.body);
     const byCode = operationsByCode(document);

@@ -37,6 +37,10 @@ Base URL: ${base}. Every success body is \`{ data, meta }\` (the badge is the sh
 
 ${endpoints.join('\n')}
 
+## Agents (MCP)
+
+\`POST ${base}/mcp\` is a Model Context Protocol server (Streamable HTTP, stateless): one tool per operation above that an agent needs (reads without a key; prepare, dock, swap, status and list with the API key as \`Authorization: Bearer …\` on the MCP request), the guides and the OpenAPI document as resources. A tool answers the REST body; a refused call is a tool error whose structured content is the error envelope below.
+
 ## Authentication
 
 Reads need no key. \`/v1/*\` takes \`Authorization: Bearer svc_live_<keyId>_<secret>\` (live chains) or \`svc_test_<keyId>_<secret>\` (test networks), issued by the operator; keep it server-side. \`POST /v1/positions\` takes an \`Idempotency-Key\` header per intended position.
