@@ -27,6 +27,9 @@ export interface ErrorIssue {
   expected?: string;
   actual?: string;
   spender?: string;
+  /** The step of a prepared bundle at fault (1-based, as `transactions[].step`), and what it does. */
+  step?: number;
+  purpose?: string;
 }
 
 export interface ApiErrorOptions {

@@ -15,6 +15,7 @@ import { human } from '../domain/chainReads.js';
 import type { ChainConfig, TokenConfig } from '../lib/config.js';
 import { ApiError } from '../lib/errors.js';
 import { UNAUTHORIZED_MESSAGE } from './apiKeys.js';
+import { type Simulated, simulateTransactions } from './bundleSimulation.js';
 import type { GraphQLContext } from './context.js';
 import { approveSteps, stepList } from './positions/approvals.js';
 import { assertEnvironment } from './positions/intent.js';
@@ -55,6 +56,8 @@ export interface PrepareSwapInput {
   direction: QuoteDirection;
   slippageBps?: number | null;
   deadlineSeconds?: number | null;
+  /** Run the bundle in one eth_simulateV1 and report it. */
+  simulate?: boolean | null;
 }
 
 export interface SwapQuote {
@@ -82,6 +85,9 @@ export interface PreparedSwap {
   transactions: PreparedTransaction[];
   quote: SwapQuote;
   preparedAt: string;
+  /** With `simulate` only. */
+  preflight?: Simulated['preflight'] | null;
+  simulation?: Simulated['simulation'];
 }
 
 interface SwapIntent {
@@ -248,7 +254,7 @@ export async function prepareSwap(ctx: GraphQLContext, input: PrepareSwapInput):
       `against strategy ${intent.hash} on the SwapVM router ${router}. It reverts if the output would be lower, ` +
       `or after ${new Date(deadline * 1000).toISOString()}.`,
   );
-  return {
+  const prepared: PreparedSwap = {
     chain: chain.key,
     chainId: chain.chainId,
     wallet: intent.wallet,
@@ -271,4 +277,15 @@ export async function prepareSwap(ctx: GraphQLContext, input: PrepareSwapInput):
     },
     preparedAt: new Date().toISOString(),
   };
+  if (!input.simulate) return prepared;
+  const simulated = await simulateTransactions(ctx, {
+    chain,
+    wallet: intent.wallet,
+    transactions,
+    watch: {
+      tokens: [tokenIn, tokenOut],
+      spenders: [{ address: router, name: 'the SwapVM router' }],
+    },
+  });
+  return { ...prepared, ...simulated };
 }

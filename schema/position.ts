@@ -14,6 +14,7 @@ import {
   preparePositionDock,
 } from '../resolvers/positions/index.js';
 import { builder } from './builder.js';
+import { BundleSimulation, SIMULATION_DESCRIPTION, SimulationPreflight } from './bundleSimulation.js';
 import { PositionHealthStatus } from './enums.js';
 import { ObservedPositionRef } from './observedPosition.js';
 import { ApprovalMode, PreparedTransaction, WalletIssue } from './preparedPosition.js';
@@ -107,6 +108,18 @@ const PositionAction = builder.objectRef<PositionActionShape>('PositionAction').
       resolve: (p) => (p.transactions.length === 0 ? null : walletCalls(p.chainId, p.wallet, p.transactions)),
     }),
     preparedAt: t.field({ type: 'DateTime', resolve: (p) => p.preparedAt, description: 'When prepared.' }),
+    preflight: t.field({
+      type: SimulationPreflight,
+      nullable: true,
+      resolve: (p) => p.preflight ?? null,
+      description: 'With `simulate` only (absent otherwise): whether the bundle was simulated.',
+    }),
+    simulation: t.field({
+      type: BundleSimulation,
+      nullable: true,
+      resolve: (p) => p.simulation ?? null,
+      description: SIMULATION_DESCRIPTION,
+    }),
   }),
 });
 
@@ -146,6 +159,11 @@ builder.queryField('position', (t) =>
   }),
 );
 
+const SIMULATE_ARG = {
+  required: false,
+  description: 'True: the steps run in one eth_simulateV1 and the answer carries `simulation`.',
+} as const;
+
 builder.mutationField('preparePositionApprovals', (t) =>
   t.field({
     type: PositionAction,
@@ -159,9 +177,10 @@ builder.mutationField('preparePositionApprovals', (t) =>
         defaultValue: 'exact',
         description: 'How far each approve raises the allowance.',
       }),
+      simulate: t.arg.boolean(SIMULATE_ARG),
     },
-    resolve: (_root, { positionId, approval }, ctx) =>
-      preparePositionApprovals(ctx, positionId, approval ?? 'exact'),
+    resolve: (_root, { positionId, approval, simulate }, ctx) =>
+      preparePositionApprovals(ctx, positionId, approval ?? 'exact', simulate ?? false),
   }),
 );
 
@@ -172,7 +191,9 @@ builder.mutationField('preparePositionDock', (t) =>
       'The unsigned dock of an active position of the calling key (POST /v1/positions/{positionId}/dock).',
     args: {
       positionId: t.arg.string({ required: true, description: 'The position id (its strategy hash).' }),
+      simulate: t.arg.boolean(SIMULATE_ARG),
     },
-    resolve: (_root, { positionId }, ctx) => preparePositionDock(ctx, positionId),
+    resolve: (_root, { positionId, simulate }, ctx) =>
+      preparePositionDock(ctx, positionId, simulate ?? false),
   }),
 );

@@ -16,6 +16,7 @@ import {
   preparePosition,
 } from '../resolvers/positions/index.js';
 import { builder } from './builder.js';
+import { BundleSimulation, SIMULATION_DESCRIPTION, SimulationAvailability } from './bundleSimulation.js';
 import { enumOf, PositionState, PreflightStatus, StepPurpose, WalletIssueType } from './enums.js';
 import { PositionStrategy, PositionStrategyInput } from './positionStrategy.js';
 import { as, fixed } from './valueFormats.js';
@@ -64,6 +65,11 @@ const PreparePositionInput = builder.inputType('PreparePositionInput', {
       type: PositionStrategyInput,
       required: false,
       description: 'The curve (absent: xyc).',
+    }),
+    simulate: t.boolean({
+      required: false,
+      description:
+        'True: the steps run in one eth_simulateV1 and the answer carries `simulation`; not part of what the Idempotency-Key compares.',
     }),
   }),
 });
@@ -241,6 +247,12 @@ const Preflight = builder.objectRef<PreparedPositionShape['preflight']>('Preflig
       resolve: (p) => p.issues,
       description: 'Client-fixable problems; empty when none.',
     }),
+    simulation: t.field({
+      type: SimulationAvailability,
+      nullable: true,
+      resolve: (p) => p.simulation ?? null,
+      description: 'With `simulate` only: whether the bundle was simulated (absent otherwise).',
+    }),
   }),
 });
 
@@ -295,6 +307,12 @@ const PreparedPosition = builder.objectRef<PreparedPositionShape>('PreparedPosit
     }),
     replayed: t.exposeBoolean('replayed', {
       description: 'True when this is the stored answer of an earlier call with the same Idempotency-Key.',
+    }),
+    simulation: t.field({
+      type: BundleSimulation,
+      nullable: true,
+      resolve: (p) => p.simulation ?? null,
+      description: SIMULATION_DESCRIPTION,
     }),
   }),
 });

@@ -5,6 +5,7 @@ import {
   type SwapQuote as SwapQuoteShape,
 } from '../resolvers/swaps.js';
 import { builder } from './builder.js';
+import { BundleSimulation, SIMULATION_DESCRIPTION, SimulationPreflight } from './bundleSimulation.js';
 import { PreparedTransaction } from './preparedPosition.js';
 import { QuoteDirection, QuoteFeeRef, QuoteToken } from './quote.js';
 import { as } from './valueFormats.js';
@@ -20,6 +21,10 @@ const PrepareSwapInput = builder.inputType('PrepareSwapInput', {
     direction: t.field({ description: 'Which token is sold.', type: QuoteDirection, required: true }),
     slippageBps: t.int({ required: false, defaultValue: 50, description: '1e4 scale: 50 = 0.5%; 0..5000.' }),
     deadlineSeconds: t.int({ required: false, description: 'Seconds from now; default 1200.' }),
+    simulate: t.boolean({
+      required: false,
+      description: 'True: the steps run in one eth_simulateV1 and the answer carries `simulation`.',
+    }),
   }),
 });
 
@@ -101,6 +106,18 @@ const PreparedSwap = builder.objectRef<PreparedSwapShape>('PreparedSwap').implem
       description: 'When the service prepared it.',
       type: 'DateTime',
       resolve: (s) => s.preparedAt,
+    }),
+    preflight: t.field({
+      type: SimulationPreflight,
+      nullable: true,
+      resolve: (s) => s.preflight ?? null,
+      description: 'With `simulate` only (absent otherwise): whether the bundle was simulated.',
+    }),
+    simulation: t.field({
+      type: BundleSimulation,
+      nullable: true,
+      resolve: (s) => s.simulation ?? null,
+      description: SIMULATION_DESCRIPTION,
     }),
   }),
 });

@@ -1,5 +1,6 @@
 /** The answer of the position actions (top-up, dock): unsigned steps for the position's wallet. */
 import type { PositionStatusRow } from '../../store/positions.js';
+import type { Simulated } from '../bundleSimulation.js';
 import type { PreparedTransaction } from './types.js';
 
 export interface PositionAction {
@@ -10,6 +11,9 @@ export interface PositionAction {
   wallet: string;
   transactions: PreparedTransaction[];
   preparedAt: string;
+  /** With `simulate` only. */
+  preflight?: Simulated['preflight'] | null;
+  simulation?: Simulated['simulation'];
 }
 
 export function actionOf(

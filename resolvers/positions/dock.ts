@@ -9,12 +9,14 @@ import { aquaAbi } from '../../chain/abi.js';
 import { dockCalldata } from '../../chain/calldata.js';
 import { DOCKED_TOKENS_COUNT } from '../../chain/simulate.js';
 import { upstream } from '../../domain/chainReads.js';
+import { positionTokens } from '../../domain/positionHealth.js';
 import { observedState } from '../../domain/positions.js';
 import { ApiError } from '../../lib/errors.js';
 import type { GraphQLContext } from '../context.js';
 import { positionOfKey } from './access.js';
 import { actionOf, type PositionAction } from './actions.js';
 import { stepList } from './approvals.js';
+import { simulatedAction } from './simulated.js';
 
 function unprocessable(hash: string, why: string): ApiError {
   return new ApiError('UNPROCESSABLE', `Position ${hash} cannot be docked: ${why}`, {
@@ -42,7 +44,11 @@ async function tokensCount(
   }
 }
 
-export async function preparePositionDock(ctx: GraphQLContext, positionId: string): Promise<PositionAction> {
+export async function preparePositionDock(
+  ctx: GraphQLContext,
+  positionId: string,
+  simulate = false,
+): Promise<PositionAction> {
   const row = await positionOfKey(ctx, positionId);
   const hash = row.strategy_hash;
   const state = observedState(row);
@@ -70,5 +76,11 @@ export async function preparePositionDock(ctx: GraphQLContext, positionId: strin
       'no taker can trade against it any more. No tokens move (they never left the wallet), and the same ' +
       'strategy can never be shipped again; approvals stay as they are.',
   );
-  return actionOf(row, wallet, transactions);
+  return simulatedAction(
+    ctx,
+    chain,
+    positionTokens(chain, ctx, row),
+    actionOf(row, wallet, transactions),
+    simulate,
+  );
 }

@@ -18,6 +18,7 @@ import { fingerprintOf, positionSalt, replay } from './idempotency.js';
 import { assertEnvironment, assertInput, type ResolvedIntent, resolveIntent } from './intent.js';
 import { buildPositionOrder, type PositionOrder } from './order.js';
 import { preflightOf } from './preflight.js';
+import { simulatedReplay, simulatePayload, withSimulated } from './simulated.js';
 import { type ResolvedStrategy, resolveStrategy } from './strategy.js';
 import type { PositionToken, PreparedPayload, PreparedPosition, PreparePositionInput } from './types.js';
 
@@ -190,7 +191,7 @@ export async function preparePosition(
 
   if (idempotencyKey !== null) {
     const existing = await findPositionByIdempotencyKey(db, key.keyId, idempotencyKey);
-    if (existing) return replay(existing, fingerprint);
+    if (existing) return simulatedReplay(ctx, chain, replay(existing, fingerprint), input.simulate);
   }
 
   const order = buildPositionOrder({
@@ -217,6 +218,8 @@ export async function preparePosition(
     }),
   );
   const payload = payloadOf(intent, order, curve, sides, input, idempotencyKey !== null);
+  // Before the insert: a bundle that would revert is refused, not stored. The simulation is never stored.
+  const simulated = input.simulate ? await simulatePayload(ctx, chain, payload) : null;
 
   const inserted = await insertPosition(db, {
     strategy_hash: order.strategyHash,
@@ -236,10 +239,10 @@ export async function preparePosition(
     metadata,
     created_at: new Date(payload.preparedAt),
   });
-  if (inserted) return { ...payload, metadata, replayed: false };
+  if (inserted) return withSimulated({ ...payload, metadata, replayed: false }, simulated);
   // Another call with the same (key, Idempotency-Key) won the insert: answer with its payload.
   const winner =
     idempotencyKey === null ? undefined : await findPositionByIdempotencyKey(db, key.keyId, idempotencyKey);
   if (!winner) throw new ApiError('INTERNAL', 'The prepared position collided with another one; retry.');
-  return replay(winner, fingerprint);
+  return simulatedReplay(ctx, chain, replay(winner, fingerprint), input.simulate);
 }

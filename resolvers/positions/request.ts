@@ -203,6 +203,15 @@ export const strategySchema = z
       'Which curve the position runs (absent: xyc). The protocol fee is the first instruction of every kind and cannot be removed.',
   });
 
+/**
+ * `simulate` of a prepared answer's body (POST /v1/positions, POST /v1/swaps): the steps run in one
+ * eth_simulateV1 before the answer. Not part of what the Idempotency-Key compares.
+ */
+export const simulateField = z.boolean({ error: 'must be a boolean' }).optional().meta({
+  description:
+    'true: run `transactions` in order from the wallet on the latest block in one eth_simulateV1 and answer `simulation` (gas per step, the balance and allowance changes of the wallet); a step that would revert is 422. The same as the query parameter `simulate`.',
+});
+
 export const positionRequestSchema = z
   .strictObject(
     {
@@ -245,6 +254,7 @@ export const positionRequestSchema = z
           description:
             "How far a short allowance to Aqua is raised. One allowance serves every position of the wallet and each swap uses it up, so `exact` (the default) approves this position's amount plus the live virtual balances of the wallet's open positions on the chain; `unlimited` approves max uint256. Either way no approve step is returned when the allowance already covers that sum.",
         }),
+      simulate: simulateField,
     },
     // Unknown fields are refused (strictObject), so privateKey, mnemonic or signature can never be accepted.
   )

@@ -13,22 +13,25 @@ import type { GraphQLContext } from '../context.js';
 import { positionOfKey } from './access.js';
 import { actionOf, type PositionAction } from './actions.js';
 import { approveSteps, stepList } from './approvals.js';
+import { simulatedAction } from './simulated.js';
 import type { ApprovalMode } from './types.js';
 
 export async function preparePositionApprovals(
   ctx: GraphQLContext,
   positionId: string,
   approval: ApprovalMode,
+  simulate = false,
 ): Promise<PositionAction> {
   const row = await positionOfKey(ctx, positionId);
   const chain = ctx.services.registry.require(row.chain_key, 'chain');
   const state = observedState(row);
   const wallet = getAddress(row.wallet);
   const aqua = getAddress(chain.aqua);
+  const tokens = positionTokens(chain, ctx, row);
   const coverage = await readCoverage(ctx, {
     chain,
     wallet,
-    tokens: positionTokens(chain, ctx, row),
+    tokens,
     balances: false,
     ...(state === 'docked' ? {} : { own: { hash: row.strategy_hash, app: row.app ?? chain.router } }),
   });
@@ -49,5 +52,5 @@ export async function preparePositionApprovals(
         'and each swap uses part of the allowance up. Tokens stay in the wallet; Aqua moves them only when a taker trades.',
     });
   });
-  return actionOf(row, wallet, transactions);
+  return simulatedAction(ctx, chain, tokens, actionOf(row, wallet, transactions), simulate);
 }

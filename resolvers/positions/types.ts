@@ -3,6 +3,7 @@ import type { Hex } from 'viem';
 import type { PositionHealth } from '../../domain/positionHealth.js';
 import type { ObservedPosition } from '../../domain/positions.js';
 import type { ErrorIssue } from '../../lib/errors.js';
+import type { BundleSimulation, SimulationAvailability } from '../bundleSimulation.js';
 import type { PositionStrategy, StrategyInput } from './strategy.js';
 
 export const PREPARE_NOTE =
@@ -24,6 +25,8 @@ export interface PreparePositionInput {
   approval?: ApprovalMode | null;
   /** The curve: absent is xyc. */
   strategy?: StrategyInput | null;
+  /** Run the bundle in one eth_simulateV1 and report it (never part of the Idempotency-Key's body). */
+  simulate?: boolean | null;
 }
 
 export const APPROVAL_MODES = ['exact', 'unlimited'] as const;
@@ -98,6 +101,9 @@ export interface PreparedPosition extends PreparedPayload {
   metadata: Record<string, string> | null;
   /** True when this answer is the stored payload of an earlier call with the same Idempotency-Key. */
   replayed: boolean;
+  /** With `simulate` only (never stored): whether the bundle ran, beside the stored checks. */
+  preflight: PreparedPayload['preflight'] & { simulation?: SimulationAvailability };
+  simulation?: BundleSimulation | null;
 }
 
 /** GET /v1/positions/{positionId}: the observed position (domain/positions.ts) and its live part. */

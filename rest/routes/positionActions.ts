@@ -8,6 +8,7 @@ import {
 } from '../generated/graphql.js';
 import { queryParam, type RestRoute, type RouteContext, readBody } from '../route.js';
 import { positionActionBody } from '../schemas/positions.js';
+import { simulateOf, simulateQuery, withoutNull } from '../simulate.js';
 
 /**
  * The maker's actions on a position of this key: POST /v1/positions/{positionId}/approvals
@@ -29,7 +30,8 @@ const approvalQuery = {
 
 /** As selected (rest/operations/PositionActionFields.graphql); the time goes to `meta`. */
 function actionBody(ctx: RouteContext, p: PositionActionFieldsFragment) {
-  const { preparedAt, ...data } = p;
+  const { preparedAt, ...selected } = p;
+  const data = withoutNull(selected, ['preflight', 'simulation']);
   return { body: readBody(ctx, data, { preparedAt, note: PREPARE_NOTE }) };
 }
 
@@ -71,7 +73,7 @@ export const positionActionRoutes: RestRoute[] = [
       summary: "Prepare the approvals that restore a position's coverage (top-up)",
       tags: ['Positions'],
       params: positionIdParam,
-      query: z.object({ approval: approvalQuery.approval.optional() }),
+      query: z.object({ approval: approvalQuery.approval.optional(), ...simulateQuery }),
       response: positionActionBody,
       errors: [
         'INVALID_PARAMETER',
@@ -89,9 +91,10 @@ export const positionActionRoutes: RestRoute[] = [
     async handle(ctx) {
       const positionId = parsePositionId(ctx.req.params.positionId);
       const approval = queryParam(ctx, approvalQuery, 'approval') ?? 'exact';
+      const simulate = simulateOf(ctx);
       const result = await ctx.operations.run(
         PositionApprovalsDocument,
-        { positionId, approval },
+        { positionId, approval, ...(simulate ? { simulate } : {}) },
         ctx.graphql(),
       );
       return actionBody(ctx, result.preparePositionApprovals);
@@ -107,6 +110,7 @@ export const positionActionRoutes: RestRoute[] = [
       summary: 'Prepare the unsigned dock (close) of a position',
       tags: ['Positions'],
       params: positionIdParam,
+      query: z.object(simulateQuery),
       response: positionActionBody,
       errors: [
         'INVALID_PARAMETER',
@@ -130,7 +134,12 @@ export const positionActionRoutes: RestRoute[] = [
     },
     async handle(ctx) {
       const positionId = parsePositionId(ctx.req.params.positionId);
-      const result = await ctx.operations.run(PositionDockDocument, { positionId }, ctx.graphql());
+      const simulate = simulateOf(ctx);
+      const result = await ctx.operations.run(
+        PositionDockDocument,
+        { positionId, ...(simulate ? { simulate } : {}) },
+        ctx.graphql(),
+      );
       return actionBody(ctx, result.preparePositionDock);
     },
   },

@@ -10,6 +10,7 @@ import {
 import { PositionStatusDocument, PreparePositionDocument } from '../generated/graphql.js';
 import { type RestRoute, readBody } from '../route.js';
 import { positionRequest, positionStatusBody, preparedBody } from '../schemas/positions.js';
+import { simulateOf, simulateQuery, withoutNull } from '../simulate.js';
 
 /**
  * POST /v1/positions (SPEC §4.9) and GET /v1/positions/{positionId} (SPEC §4.10). Key, scope, origin
@@ -38,6 +39,7 @@ export const positionRoutes: RestRoute[] = [
             examples: ['123e4567-e89b-12d3-a456-426614174000'],
           }),
       }),
+      query: z.object(simulateQuery),
       body: positionRequest,
       bodyExample: {
         chain: 'base',
@@ -71,17 +73,20 @@ export const positionRoutes: RestRoute[] = [
     },
     async handle(ctx) {
       const idempotencyKey = parseIdempotencyKey(ctx.req.headers['idempotency-key']);
-      const request = parsePositionRequest(ctx.req.body);
+      const { simulate: inBody, ...request } = parsePositionRequest(ctx.req.body);
+      const simulate = simulateOf(ctx, inBody);
       const result = await ctx.operations.run(
         PreparePositionDocument,
-        { input: request },
+        { input: simulate ? { ...request, simulate } : request },
         ctx.graphql({ idempotencyKey }),
       );
-      // The body as selected; the two times go to `meta`, and metadata only when the intent had it (in
-      // its selected place: the fields selected after it stay after it).
-      const { preparedAt, replayed, ...prepared } = result.preparePosition;
-      const { metadata: _absent, ...withoutMetadata } = prepared;
-      const data = prepared.metadata === null || prepared.metadata === undefined ? withoutMetadata : prepared;
+      // The body as selected; the two times go to `meta`, metadata only when the intent had it and the
+      // simulation only when asked (each in its selected place: the fields selected after it stay after it).
+      const { preparedAt, replayed, ...selected } = result.preparePosition;
+      const data = withoutNull({ ...selected, preflight: withoutNull(selected.preflight, ['simulation']) }, [
+        'metadata',
+        'simulation',
+      ]);
       return { body: readBody(ctx, data, { preparedAt, note: PREPARE_NOTE, replayed }) };
     },
   },

@@ -1,9 +1,10 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import { parseJsonBody } from '../../lib/jsonBody.js';
 import { PREPARE_NOTE } from '../../resolvers/positions/index.js';
 import { PrepareSwapDocument } from '../generated/graphql.js';
 import { type RestRoute, readBody } from '../route.js';
 import { preparedSwapBody, swapRequestSchema } from '../schemas/swaps.js';
+import { simulateOf, simulateQuery, withoutNull } from '../simulate.js';
 
 /** The body of POST /v1/swaps; the first problem is a 400 INVALID_PARAMETER naming its field. */
 export function parseSwapRequest(body: unknown): z.output<typeof swapRequestSchema> {
@@ -26,6 +27,7 @@ export const swapRoutes: RestRoute[] = [
       tags: ['Swaps'],
       // Inline, as every request body: a generated client types a component's defaulted member as
       // always present (it cannot tell a request from a response), so slippageBps would be required.
+      query: z.object(simulateQuery),
       body: swapRequestSchema,
       bodyExample: {
         chain: 'base',
@@ -50,10 +52,14 @@ export const swapRoutes: RestRoute[] = [
       },
     },
     async handle(ctx) {
-      const input = parseSwapRequest(ctx.req.body);
+      const { simulate: inBody, ...request } = parseSwapRequest(ctx.req.body);
+      const simulate = simulateOf(ctx, inBody);
+      const input = simulate ? { ...request, simulate } : request;
       const result = await ctx.operations.run(PrepareSwapDocument, { input }, ctx.graphql());
-      // As selected; the block number is a decimal string in the graph (a uint64), a number here.
-      const { preparedAt, ...swap } = result.prepareSwap;
+      // As selected; the block number is a decimal string in the graph (a uint64), a number here; the
+      // simulation's members only when asked.
+      const { preparedAt, ...selected } = result.prepareSwap;
+      const swap = withoutNull(selected, ['preflight', 'simulation']);
       const data = { ...swap, quote: { ...swap.quote, blockNumber: Number(swap.quote.blockNumber) } };
       return { body: readBody(ctx, data, { preparedAt, note: PREPARE_NOTE }) };
     },

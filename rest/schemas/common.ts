@@ -208,6 +208,13 @@ export const errorIssue = component(
       actual: z.string().optional(),
       spender: z.string().nullable().optional(),
       token: z.string().optional(),
+      step: z.int().min(1).optional().meta({
+        description:
+          'SIMULATION_REVERTED of a prepared bundle (`simulate`): the step that would revert, as `transactions[].step`.',
+      }),
+      purpose: z.string().optional().meta({
+        description: 'With `step`: what that step does (approve, ship, swap, dock).',
+      }),
     })
     .meta({ description: 'A structured, client-fixable problem.' }),
 );

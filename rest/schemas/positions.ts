@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { positionRequestSchema } from '../../resolvers/positions/request.js';
 import {
+  BundleSimulationFieldsFragmentDoc,
   PositionActionFieldsFragmentDoc,
   PositionStatusDocument,
   PreparedTransactionFieldsFragmentDoc,
@@ -22,6 +23,12 @@ export const positionRequest = positionRequestSchema;
 export const preparedTransaction = component(
   'PreparedTransaction',
   fragmentSchema(PreparedTransactionFieldsFragmentDoc, { optional: ['description'] }),
+);
+
+/** rest/operations/BundleSimulationFields.graphql: the answer of `simulate` on every prepared path. */
+export const bundleSimulation = component(
+  'BundleSimulation',
+  fragmentSchema(BundleSimulationFieldsFragmentDoc),
 );
 
 /** rest/operations/PreparePosition.graphql: the fee, a component; SPEC §2.5 keeps the words optional. */
@@ -46,17 +53,21 @@ export const preparedPosition = component(
       transactions: z.array(preparedTransaction).min(1),
       fee: feeBreakdown,
     },
-    // Echoed only when given: the route drops a null metadata rather than publishing it.
-    present: ['metadata'],
+    // Echoed only when given: the route drops a null metadata rather than publishing it; likewise the
+    // simulation's members without `simulate`.
+    present: ['metadata', 'preflight.simulation', 'simulation'],
     optional: [
       'chainId',
       'position',
       'preflight',
       'preflight.checks.detail',
       'preflight.issues',
+      'preflight.simulation',
       'idempotent',
       'metadata',
+      'simulation',
     ],
+    fragments: { BundleSimulationFields: bundleSimulation },
   }),
 );
 
@@ -125,7 +136,10 @@ export const positionAction = component(
   'PositionAction',
   fragmentSchema(PositionActionFieldsFragmentDoc, {
     omit: ['preparedAt'],
-    fragments: { PreparedTransactionFields: preparedTransaction },
+    // With `simulate` only: the route drops them when null.
+    present: ['preflight', 'simulation'],
+    optional: ['preflight', 'simulation'],
+    fragments: { PreparedTransactionFields: preparedTransaction, BundleSimulationFields: bundleSimulation },
   }),
 );
 

@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { AMOUNT_PATTERN, WALLET_PATTERN } from '../../resolvers/positions/request.js';
+import { AMOUNT_PATTERN, simulateField, WALLET_PATTERN } from '../../resolvers/positions/request.js';
 import { QUOTE_DIRECTIONS } from '../../resolvers/quote.js';
 import { SWAP_LIMITS } from '../../resolvers/swaps.js';
 import { PrepareSwapDocument } from '../generated/graphql.js';
 import { operationSchema } from '../openapi/fromSelection.js';
 import { component, readBody } from './common.js';
-import { preparedTransaction, prepareMeta } from './positions.js';
+import { bundleSimulation, preparedTransaction, prepareMeta } from './positions.js';
 import { blockNumber, quoteFee, quoteToken } from './quote.js';
 
 /** POST /v1/swaps: the request the route parses with, and the prepared swap. */
@@ -52,6 +52,7 @@ export const swapRequestSchema = z.strictObject({
     .meta({
       description: `Seconds from now after which the swap reverts (default ${SWAP_LIMITS.defaultDeadlineSeconds}).`,
     }),
+  simulate: simulateField,
 });
 
 /**
@@ -67,7 +68,14 @@ export const preparedSwap = component(
       transactions: z.array(preparedTransaction).min(1),
       'quote.blockNumber': blockNumber,
     },
-    fragments: { QuoteTokenFields: quoteToken, QuoteFeeFields: quoteFee },
+    // With `simulate` only: the route drops them when null.
+    present: ['preflight', 'simulation'],
+    optional: ['preflight', 'simulation'],
+    fragments: {
+      QuoteTokenFields: quoteToken,
+      QuoteFeeFields: quoteFee,
+      BundleSimulationFields: bundleSimulation,
+    },
   }),
 );
 
