@@ -28,7 +28,13 @@ export interface RpcProxy {
   limitLogRange(limit: { blocks: number; style: RangeRefusal } | null): void;
   /** Block spans of the `eth_getLogs` calls received since the last reset, with whether each was refused. */
   logRanges(): { blocks: number; refused: boolean }[];
+  /**
+   * From now on, answer every call of these methods as a node without them does (JSON-RPC -32601, in
+   * geth's words) instead of relaying it; an empty list relays every method again.
+   */
+  refuseMethods(methods: readonly string[]): void;
   /** HTTP POSTs received since the last reset: each is one RPC round trip of the caller. */
+
   count(): number;
   requests(): ProxiedRequest[];
   reset(): void;
@@ -72,6 +78,7 @@ export async function startRpcProxy(options: {
   let requests: ProxiedRequest[] = [];
   let logRanges: { blocks: number; refused: boolean }[] = [];
   let limit: { blocks: number; style: RangeRefusal } | null = null;
+  let refusedMethods = new Set<string>();
   /** The span of a getLogs call and whether it is over the limit. */
   const overLimit = (call: RpcCall): boolean => {
     if (call.method !== 'eth_getLogs') return false;
@@ -129,6 +136,19 @@ export async function startRpcProxy(options: {
       if (mode === 'wrongChain' && calls.length > 0 && calls.every((c) => c.method === 'eth_chainId')) {
         return answer(() => `0x${(options.wrongChainId ?? 1).toString(16)}`);
       }
+      if (calls.some((c) => refusedMethods.has(String(c.method)))) {
+        // A call of a method the node lacks is answered by the proxy; a batch mixing it with others is
+        // not something this service sends.
+        const replies = calls.map((call) => ({
+          jsonrpc: '2.0',
+          id: call.id,
+          error: { code: -32601, message: `the method ${call.method} does not exist/is not available` },
+        }));
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify(batch ? replies : replies[0]));
+        return;
+      }
       const refused = calls.map(overLimit);
       const active = limit;
       if (active?.style === 'http413' && refused.some(Boolean)) {
@@ -179,6 +199,9 @@ export async function startRpcProxy(options: {
       limit = next;
     },
     logRanges: () => [...logRanges],
+    refuseMethods(methods) {
+      refusedMethods = new Set(methods);
+    },
     reset() {
       requests = [];
       logRanges = [];
