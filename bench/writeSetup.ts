@@ -116,7 +116,7 @@ export function writeWallets(base: ChainConfig) {
  * The in-process service of the sequential write benches over a fresh devnet (activity bot idle) and a
  * fresh database, the indexer off; `stop` ends all three and removes the devnet's data folder.
  */
-export async function startWriteBench(name: string, basePort: number) {
+export async function startWriteBench(name: string, basePort: number, env: Record<string, string> = {}) {
   const dataDir = mkdtempSync(path.join(tmpdir(), `bench-${name}-`));
   const database = await createTestDatabase();
   const devnet = await startDevnet({ basePort, dataDir, activityMs: 2_000_000_000 });
@@ -127,6 +127,7 @@ export async function startWriteBench(name: string, basePort: number) {
     INDEXER: 'off',
     DATABASE_URL: database.url,
     INTERNAL_TOKEN: 'bench-internal-token-0123456789',
+    ...env,
   });
   const service = await startService(config, { chains: devnet.chains, logger: createLogger('silent') });
   return {
