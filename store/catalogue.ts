@@ -38,6 +38,11 @@ export interface StrategyRow {
   last_swap_at: string | null;
   /** The curve its program runs: xyc, concentrated, pegged or other (migration 023). */
   kind: 'xyc' | 'concentrated' | 'pegged' | 'other';
+  /**
+   * The decoded program (instructions as stored) of a concentrated strategy, whose range the list shows
+   * in prices; null for every other kind (migration 024).
+   */
+  range_program: unknown;
 }
 
 /** A strategy with what only the detail shows: the shipped bytes, traits and the decoded program. */
@@ -102,6 +107,7 @@ export const LIST_FIELDS: readonly (readonly [keyof StrategyRow, string])[] = [
   ['swap_count', 'swap_count'],
   ['last_swap_at', isoText('last_swap_at')],
   ['kind', 'kind'],
+  ['range_program', "CASE WHEN kind = 'concentrated' THEN program END"],
 ];
 
 export const LIST_COLUMNS = LIST_FIELDS.map(([name, expression]) =>

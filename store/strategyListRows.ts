@@ -60,6 +60,7 @@ function listedRow(
     swap_count: v[o + 23] as number,
     last_swap_at: v[o + 24] as string | null,
     kind: v[o + 25] as StrategyRow['kind'],
+    range_program: v[o + 26],
     list_json: listJson,
     list_digest: listDigest,
     sort_value: sortValue,

@@ -150,8 +150,15 @@ export async function strategySwaps(
  * (sqrtPrice/1e18)²·10^(decimalsA − decimalsB) tokenB. Null for any other program.
  */
 export async function strategyPriceRange(ctx: GraphQLContext, row: StrategyView) {
-  const program = await strategyProgram(ctx, row);
-  const concentrate = program?.instructions.find((i) => i.name === 'XYCConcentrateGrowLiquidity2D' && i.ok);
+  return priceRangeOf((await strategyProgram(ctx, row))?.instructions ?? null, row);
+}
+
+/** The range of a program's XYCConcentrateGrowLiquidity2D in prices (see above); null without one. */
+export function priceRangeOf(
+  instructions: readonly ProgramInstruction[] | null,
+  row: Pick<StrategyView, 'decimals_a' | 'decimals_b' | 'symbol_a' | 'symbol_b'>,
+): { of: string | null; in: string | null; min: number; max: number } | null {
+  const concentrate = instructions?.find((i) => i.name === 'XYCConcentrateGrowLiquidity2D' && i.ok);
   if (!concentrate || row.decimals_a === null || row.decimals_b === null) return null;
   // tokenA is the lower address: its price in tokenB is the Gt-per-Lt price of the sqrt bound.
   const pair = { lt: row.decimals_a, gt: row.decimals_b, firstIsLt: false };

@@ -1,7 +1,9 @@
 /** A page of strategies as one serialised JSON array (the REST list splices it into its body). */
+import type { ProgramInstruction } from '../../chain/program.js';
 import { RawJson } from '../../lib/rawJson.js';
 import type { ListedStrategy } from '../../store/strategyListRows.js';
 import type { GraphQLContext } from '../context.js';
+import { priceRangeOf } from './detail.js';
 import {
   chainIdOf,
   dockedOf,
@@ -30,6 +32,7 @@ function summaryOf(ctx: GraphQLContext, row: StrategyView) {
     shipped: shippedOf(row),
     docked: dockedOf(row),
     kind: row.kind,
+    priceRange: priceRangeOf((row.range_program as ProgramInstruction[] | null) ?? null, row),
   };
 }
 

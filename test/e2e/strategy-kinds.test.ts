@@ -238,11 +238,19 @@ describe('a position of each kind, opened, traded and docked as returned', () =>
     for (const kind of ['xyc', 'concentrated', 'pegged']) {
       const res = await svc.get(`/api/strategies?chain=base&kind=${kind}&limit=100&resource=list`);
       const body = (await res.json()) as {
-        data: { strategies: { hash: string; kind: string; status: string }[] };
+        data: { strategies: { hash: string; kind: string; status: string; priceRange: unknown }[] };
       };
       expect(res.status).toBe(200);
       expect(body.data.strategies.length).toBeGreaterThan(0);
       expect(new Set(body.data.strategies.map((s) => s.kind))).toEqual(new Set([kind]));
+      // The list gives a range in prices as the detail does, and null for a curve without one.
+      if (kind === 'concentrated') {
+        const listed = body.data.strategies.find((s) => s.hash === opened[0]);
+        expect(listed?.priceRange).toEqual(range);
+        expect(body.data.strategies.every((s) => s.priceRange !== null)).toBe(true);
+      } else {
+        expect(body.data.strategies.every((s) => s.priceRange === null)).toBe(true);
+      }
     }
     const bad = await svc.get('/api/strategies?kind=curvy');
     expect([bad.status, ((await bad.json()) as Envelope).error.parameter]).toEqual([400, 'kind']);
