@@ -9,7 +9,7 @@ import { readdirSync, readFileSync, readlinkSync, statSync, truncateSync } from 
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type ServiceProcess, spawnService } from '../../bench/processes.js';
 import { eventually, until } from '../helpers/load.js';
 import { testPort } from '../helpers/ports.js';
@@ -139,10 +139,30 @@ beforeAll(async () => {
   service = undefined;
 }, 180_000);
 
+// A test that failed leaves no service behind for the next one to reuse.
+afterEach(async (context) => {
+  if (context.task.result?.state !== 'fail') return;
+  await service?.kill();
+  service = undefined;
+});
+
 afterAll(async () => {
   await service?.kill();
   await rm(dataDir, { recursive: true, force: true });
 });
+
+/**
+ * The service the previous test left running, else a fresh one with every chain indexed. A start is
+ * most of what a test here costs (a process, an embedded Postgres, three anvils), so the tests that
+ * need a running service take turns on one: the chain killed, then the stuck indexer, then the -9.
+ * It runs with the stuck-indexer test's short stall, which the others wait through like any delay.
+ */
+async function running(): Promise<ServiceProcess> {
+  if (service) return service;
+  const { service: s } = await start({ INDEXER_STALL_SECONDS: '2' });
+  await waitEveryChain('every chain indexed', s);
+  return s;
+}
 
 describe('recovery of the default mode from a torn state', () => {
   it('one chain’s state file truncated', async () => {
@@ -159,8 +179,7 @@ describe('recovery of the default mode from a torn state', () => {
   }, 180_000);
 
   it('a chain killed while the service runs comes back from its saved state, and the catalogue follows it', async () => {
-    const { service: s } = await start();
-    await waitEveryChain('every chain indexed', s);
+    const s = await running();
     const anvilPid = pidListeningOn(DEVNET_PORT);
     expect(anvilPid).not.toBeNull();
     process.kill(anvilPid!, 'SIGKILL');
@@ -176,13 +195,10 @@ describe('recovery of the default mode from a torn state', () => {
     );
     await listAgrees(s);
     logSaysOnce(s);
-    await s.stop();
-    service = undefined;
   }, 180_000);
 
   it('readiness names a chain whose indexer is stuck, and stops naming it once it moves again', async () => {
-    const { service: s } = await start({ INDEXER_STALL_SECONDS: '2' });
-    await waitEveryChain('every chain indexed', s);
+    const s = await running();
     const anvilPid = pidListeningOn(DEVNET_PORT + 2);
     expect(anvilPid).not.toBeNull();
     // A hung node: the indexer's reads of baseSepolia wait, and its syncs stop completing.
@@ -208,13 +224,10 @@ describe('recovery of the default mode from a torn state', () => {
       process.kill(anvilPid!, 'SIGCONT');
     }
     await waitEveryChain('no chain degraded', s);
-    await s.stop();
-    service = undefined;
   }, 240_000);
 
   it('a gateway killed with -9 starts again at once on the same data directory', async () => {
-    const { service: s } = await start();
-    await waitEveryChain('every chain indexed', s);
+    const s = await running();
     await s.kill();
     service = undefined;
     // Its embedded PostgreSQL and its devnet may still be running or stopping: the next start copes.
