@@ -1,8 +1,13 @@
 /**
  * A child process for the state-file test (test/chain/devnetStateKill.test.ts): one anvil on the given
- * state file, saved every few milliseconds while blocks are mined, so that a kill lands during a save.
- * The chain is given a state of about a megabyte. Prints `{"loaded":N}` (the block the loaded state starts at) and then `{"saved":true}` per save; a
+ * state file, saved every few milliseconds with a block mined after each save, so that every save
+ * writes a new state and a kill lands during one. The chain is given a state of about a megabyte.
+ * Prints `{"loaded":N}` (the block the loaded state starts at) and then `{"saved":true}` per save; a
  * state anvil cannot load ends it with `{"unloadable":"…"}`.
+ *
+ * One block per save, not blocks mined back to back: that loop kept a core busy for the whole file
+ * (the saver and its anvil) and grew the state with thousands of blocks, so saves slowed round after
+ * round; the running anvil keeps this process alive.
  */
 import { startAnvil } from '../../devnet/anvil.js';
 
@@ -18,12 +23,17 @@ const rpc = async (rpcUrl: string, method: string, params: unknown[] = []): Prom
 };
 
 try {
+  const rpcUrl = `http://127.0.0.1:${port}`;
   const anvil = await startAnvil({
     port,
     chainId: 31337,
     stateFile: file,
     stateIntervalMs: 20,
-    onStateSaved: (error) => say(error ? { saveFailed: error.message } : { saved: true }),
+    onStateSaved: (error) => {
+      say(error ? { saveFailed: error.message } : { saved: true });
+      // It fails only once the chain is gone, when this process is being killed too.
+      void rpc(rpcUrl, 'evm_mine').catch(() => {});
+    },
   });
   const loaded = Number.parseInt(await rpc(anvil.rpcUrl, 'eth_blockNumber'), 16);
   // A state the size of a seeded devnet chain's (about a megabyte), so a save takes long enough to be hit.
@@ -33,7 +43,6 @@ try {
       await rpc(anvil.rpcUrl, 'anvil_setCode', [`0x${i.toString(16).padStart(40, '0')}`, code]);
   }
   say({ loaded });
-  for (;;) await rpc(anvil.rpcUrl, 'evm_mine');
 } catch (error) {
   say({ unloadable: error instanceof Error ? error.message : String(error) });
   process.exit(1);
