@@ -70,6 +70,19 @@ async function indexThrough(rpcUrl: string) {
   return { t, metrics, indexer, result: result! };
 }
 
+/**
+ * The chain indexed straight from the anvil, which every refusal style is compared with: the chain does
+ * not move between those tests, so one direct index serves them all.
+ */
+let directIndex: Promise<Awaited<ReturnType<typeof indexThrough>>> | undefined;
+function indexedDirectly() {
+  directIndex ??= indexThrough(anvil.rpcUrl).then(async (indexed) => {
+    await indexed.indexer.stop();
+    return indexed;
+  });
+  return directIndex;
+}
+
 beforeAll(async () => {
   anvil = await startAnvil({ port: testPort(19970), chainId: spec.chainId });
   seeded = await seedChain(spec, anvil.rpcUrl);
@@ -91,8 +104,7 @@ describe('eth_getLogs ranges a provider refuses', () => {
   it.each<RangeRefusal>(['results', 'range', 'alchemy', 'http413'])(
     'narrow until answered (%s) and index what a direct index does',
     async (style) => {
-      const direct = await indexThrough(anvil.rpcUrl);
-      await direct.indexer.stop();
+      const direct = await indexedDirectly();
       proxy.reset();
       proxy.limitLogRange({ blocks: LIMIT, style });
       const limited = await indexThrough(proxy.url);
