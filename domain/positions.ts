@@ -35,6 +35,8 @@ export interface ObservedPosition {
   firstSeenFilledAt: Date | null;
   /** When the service first observed the position docked (closed by its maker). */
   firstSeenDockedAt: Date | null;
+  /** The position this one replaces (prepared by a rebalance of it); null otherwise. */
+  replaces: string | null;
 }
 
 /** A position as the list, the export and webhook payloads carry it: with the integrator's metadata. */
@@ -78,5 +80,6 @@ export function shapePosition(registry: ChainRegistry, row: PositionStatusRow): 
     firstSeenOnChainAt: row.first_seen_at,
     firstSeenFilledAt: filled ? (row.first_volume_seen_at ?? null) : null,
     firstSeenDockedAt: status === 'docked' ? row.docked_seen_at : null,
+    replaces: row.replaces,
   };
 }

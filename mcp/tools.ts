@@ -22,6 +22,7 @@ const KEYED = [
   'preparePosition',
   'preparePositionApprovals',
   'preparePositionDock',
+  'rebalancePosition',
   'prepareSwap',
   'getPosition',
   'listPositions',

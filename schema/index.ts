@@ -5,6 +5,7 @@ import './health.js';
 import './maker.js';
 import './pilot.js';
 import './preparedPosition.js';
+import './rebalance.js';
 import './position.js';
 import './program.js';
 import './positionList.js';

@@ -48,6 +48,8 @@ const OBSERVED = {
   firstSeenOnChainAt: 'When the service first saw the strategy shipped; null until then.',
   firstSeenFilledAt: 'When the service first saw volume on the position; null until then.',
   firstSeenDockedAt: 'When the service first saw the position docked; null unless docked.',
+  replaces:
+    'The position this one replaces: a rebalance of that position (POST /v1/positions/{positionId}/rebalance) prepared this one, its dock first in the same bundle; null otherwise.',
 } as const;
 
 /**
@@ -104,6 +106,12 @@ export const ObservedPositionRef = builder.interfaceRef<ObservedPosition>('Obser
       nullable: true,
       resolve: (p) => p.firstSeenDockedAt,
       description: OBSERVED.firstSeenDockedAt,
+    }),
+    replaces: t.string({
+      nullable: true,
+      resolve: (p) => p.replaces,
+      description: OBSERVED.replaces,
+      extensions: as('hash32'),
     }),
   }),
 });

@@ -36,7 +36,7 @@ export const ApprovalMode = enumOf(
   { exact: 'What every open position of the wallet needs.', unlimited: 'max uint256.' },
 );
 
-const PreparePositionInput = builder.inputType('PreparePositionInput', {
+export const PreparePositionInput = builder.inputType('PreparePositionInput', {
   description: 'The body of POST /v1/positions (SPEC §2.4), already validated by the REST layer.',
   fields: (t) => ({
     chain: t.string({ required: true, description: 'Chain key (e.g. base) the position is prepared on.' }),
@@ -256,7 +256,7 @@ const Preflight = builder.objectRef<PreparedPositionShape['preflight']>('Preflig
   }),
 });
 
-const PreparedPosition = builder.objectRef<PreparedPositionShape>('PreparedPosition').implement({
+export const PreparedPosition = builder.objectRef<PreparedPositionShape>('PreparedPosition').implement({
   description: 'Unsigned transactions that create a position (SPEC §2.5). Nothing is signed or broadcast.',
   fields: (t) => ({
     status: t.expose('status', {
@@ -313,6 +313,13 @@ const PreparedPosition = builder.objectRef<PreparedPositionShape>('PreparedPosit
       nullable: true,
       resolve: (p) => p.simulation ?? null,
       description: SIMULATION_DESCRIPTION,
+    }),
+    replaces: t.string({
+      nullable: true,
+      resolve: (p) => p.replaces ?? null,
+      description:
+        'A rebalance: the position this one replaces, docked by the first step of the same bundle; null otherwise.',
+      extensions: as('hash32'),
     }),
   }),
 });

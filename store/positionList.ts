@@ -63,7 +63,7 @@ export async function listPositionsOfKey(
             p.created_at, p.created_at::text AS cursor_at, p.payload->'position' AS position, p.metadata,
             s.strategy_hash IS NOT NULL AS observed, s.first_seen_at, s.first_volume_seen_at,
             s.volume_usd, s.swap_count, s.status AS strategy_status, s.app, s.tokens AS shipped_tokens,
-            s.docked_seen_at
+            s.docked_seen_at, p.replaces
        FROM positions p
        LEFT JOIN strategies s ON s.chain_key = p.chain_key AND s.strategy_hash = p.strategy_hash
       WHERE ${where.join(' AND ')}

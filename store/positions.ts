@@ -18,13 +18,15 @@ export interface PositionRow {
   payload: unknown;
   metadata: Record<string, string> | null;
   created_at: Date;
+  /** The position a rebalance prepared this one to replace (migration 025); null otherwise. */
+  replaces: string | null;
 }
 
 export type NewPosition = Omit<PositionRow, 'created_at'> & { created_at: Date };
 
 const COLUMNS = `strategy_hash, key_id, idempotency_key, chain_key, chain_id, wallet, token_a, token_b,
   amount_a::text AS amount_a, amount_b::text AS amount_b, maker_fee_bps, protocol_fee_bps,
-  request_fingerprint, payload, metadata, created_at`;
+  request_fingerprint, payload, metadata, created_at, replaces`;
 
 /**
  * Inserts a position unless one with the same (key_id, idempotency_key) — or the same strategy hash —
@@ -36,8 +38,9 @@ export async function insertPosition(db: Db, row: NewPosition): Promise<boolean>
   const { rows } = await query<{ strategy_hash: string }>(
     db,
     `INSERT INTO positions (strategy_hash, key_id, idempotency_key, chain_key, chain_id, wallet, token_a, token_b,
-       amount_a, amount_b, maker_fee_bps, protocol_fee_bps, request_fingerprint, payload, metadata, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+       amount_a, amount_b, maker_fee_bps, protocol_fee_bps, request_fingerprint, payload, metadata, created_at,
+       replaces)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
      ON CONFLICT DO NOTHING
      RETURNING strategy_hash`,
     [
@@ -57,6 +60,7 @@ export async function insertPosition(db: Db, row: NewPosition): Promise<boolean>
       JSON.stringify(row.payload),
       row.metadata === null ? null : JSON.stringify(row.metadata),
       row.created_at,
+      row.replaces,
     ],
   );
   return rows.length > 0;
@@ -90,6 +94,7 @@ export interface PositionStatusRow
     | 'maker_fee_bps'
     | 'protocol_fee_bps'
     | 'created_at'
+    | 'replaces'
   > {
   /** The prepared `position` object (symbols and decimals as prepared). */
   position: {
@@ -115,7 +120,7 @@ export const STATUS_COLUMNS = `p.strategy_hash, p.chain_key, p.chain_id, p.walle
             p.amount_a::text AS amount_a, p.amount_b::text AS amount_b, p.maker_fee_bps, p.protocol_fee_bps,
             p.created_at, p.payload->'position' AS position, s.strategy_hash IS NOT NULL AS observed, s.first_seen_at, s.first_volume_seen_at,
             s.volume_usd, s.swap_count, s.status AS strategy_status, s.app, s.tokens AS shipped_tokens,
-            s.docked_seen_at`;
+            s.docked_seen_at, p.replaces`;
 
 /**
  * One query whatever the outcome: a position of another key and a missing one cost the same and both

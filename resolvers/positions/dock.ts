@@ -6,23 +6,18 @@
  */
 import { type Abi, type Address, getAddress, type Hex } from 'viem';
 import { aquaAbi } from '../../chain/abi.js';
-import { dockCalldata } from '../../chain/calldata.js';
 import { DOCKED_TOKENS_COUNT } from '../../chain/simulate.js';
 import { upstream } from '../../domain/chainReads.js';
 import { positionTokens } from '../../domain/positionHealth.js';
 import { observedState } from '../../domain/positions.js';
-import { ApiError } from '../../lib/errors.js';
 import type { GraphQLContext } from '../context.js';
 import { positionOfKey } from './access.js';
 import { actionOf, type PositionAction } from './actions.js';
 import { stepList } from './approvals.js';
+import { dockStep, notDockable } from './replacing.js';
 import { simulatedAction } from './simulated.js';
 
-function unprocessable(hash: string, why: string): ApiError {
-  return new ApiError('UNPROCESSABLE', `Position ${hash} cannot be docked: ${why}`, {
-    issues: [{ type: 'POSITION_NOT_ACTIVE', expected: 'shipped', actual: why }],
-  });
-}
+const unprocessable = (hash: string, why: string) => notDockable(hash, why);
 
 async function tokensCount(
   ctx: GraphQLContext,
@@ -67,15 +62,7 @@ export async function preparePositionDock(
   if (count === DOCKED_TOKENS_COUNT) throw unprocessable(hash, 'it is already docked on chain.');
   if (count === 0) throw unprocessable(hash, `it is not active on chain for app ${app}.`);
   const { transactions, step } = stepList();
-  const aqua = getAddress(chain.aqua);
-  step(
-    'dock',
-    aqua,
-    dockCalldata({ app, strategyHash: hash as Hex, tokens }),
-    `Dock (close) the position ${hash} in Aqua on ${chain.name ?? chain.key}: its virtual balances go to zero and ` +
-      'no taker can trade against it any more. No tokens move (they never left the wallet), and the same ' +
-      'strategy can never be shipped again; approvals stay as they are.',
-  );
+  dockStep(step, chain, { hash, app, tokens });
   return simulatedAction(
     ctx,
     chain,

@@ -46,6 +46,8 @@ export interface FingerprintedIntent {
    * deposit's address (a price is of the second deposit in the first, so the order changes its meaning).
    */
   strategy: (PositionStrategy & { first: string }) | null;
+  /** The position a rebalance replaces: the same intent as a plain prepare is another request. */
+  replaces?: string;
 }
 
 /** The canonical request (tokens resolved and sorted, defaults applied, metadata keys sorted), hashed. */
@@ -75,6 +77,7 @@ export function fingerprintOf(intent: FingerprintedIntent): string {
             intent.strategy.flatBandPercent,
           ],
         ]),
+    ...(intent.replaces === undefined ? [] : [['replaces', intent.replaces]]),
   ]);
   return createHash('sha256').update(canonical).digest('hex');
 }

@@ -10,6 +10,7 @@ export { feeBreakdown, feePercent, MAX_MAKER_FEE_BPS, PROTOCOL_FEE_BPS } from '.
 export { positionSalt } from './idempotency.js';
 export { eachPosition, listPositions, positionFilters } from './list.js';
 export { preparePosition } from './prepare.js';
+export { rebalancePosition } from './rebalance.js';
 export { POSITION_NOT_FOUND, positionStatus } from './status.js';
 export { preparePositionApprovals } from './topUp.js';
 export * from './types.js';

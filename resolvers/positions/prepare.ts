@@ -18,6 +18,7 @@ import { fingerprintOf, positionSalt, replay } from './idempotency.js';
 import { assertEnvironment, assertInput, type ResolvedIntent, resolveIntent } from './intent.js';
 import { buildPositionOrder, type PositionOrder } from './order.js';
 import { preflightOf } from './preflight.js';
+import { assertReplaceable, dockStep, type Replacing } from './replacing.js';
 import { simulatedReplay, simulatePayload, withSimulated } from './simulated.js';
 import { type ResolvedStrategy, resolveStrategy } from './strategy.js';
 import type { PositionToken, PreparedPayload, PreparedPosition, PreparePositionInput } from './types.js';
@@ -63,8 +64,10 @@ function transactionsOf(
   order: PositionOrder,
   curve: ResolvedStrategy,
   aqua: Address,
+  replacing: Replacing | null,
 ) {
   const { transactions, step } = stepList();
+  if (replacing) dockStep(step, intent.chain, replacing);
   if (intent.includeApprovals) {
     for (const side of sides) {
       const needed = side.committed + side.amount;
@@ -77,7 +80,7 @@ function transactionsOf(
         target: intent.approval === 'unlimited' ? maxUint256 : needed,
         why: `${
           side.committed > 0n
-            ? `One allowance serves every position of this wallet: this one's ${human(side.amount, side.token)} plus the ${human(side.committed, side.token)} its open positions hold. `
+            ? `One allowance serves every position of this wallet: this one's ${human(side.amount, side.token)} plus the ${human(side.committed, side.token)} its open positions hold${replacing ? ' once the position it replaces is docked' : ''}. `
             : ''
         }Tokens stay in the wallet; Aqua moves them only when a taker trades against a position.`,
       });
@@ -94,6 +97,7 @@ function payloadOf(
   sides: readonly Side[],
   input: PreparePositionInput,
   idempotent: boolean,
+  replacing: Replacing | null,
 ): PreparedPayload {
   const { chain, wallet, tokenA, tokenB, amountA, amountB } = intent;
   const aqua = getAddress(chain.aqua);
@@ -109,7 +113,7 @@ function payloadOf(
     chainId: chain.chainId,
     wallet,
     strategyHash: order.strategyHash,
-    transactions: transactionsOf(intent, sides, order, curve, aqua),
+    transactions: transactionsOf(intent, sides, order, curve, aqua, replacing),
     fee: feeBreakdown(intent.makerFeeBps),
     position: {
       tokenA: token(tokenA, amountA),
@@ -136,6 +140,7 @@ function payloadOf(
     }),
     idempotent,
     preparedAt: new Date().toISOString(),
+    ...(replacing ? { replaces: replacing.hash } : {}),
   };
 }
 
@@ -155,6 +160,7 @@ function deposited(intent: ResolvedIntent) {
 export async function preparePosition(
   ctx: GraphQLContext,
   input: PreparePositionInput,
+  replacing: Replacing | null = null,
 ): Promise<PreparedPosition> {
   const key = ctx.apiKey;
   if (!key) throw new ApiError('UNAUTHORIZED', UNAUTHORIZED_MESSAGE);
@@ -187,6 +193,7 @@ export async function preparePosition(
     metadata,
     approval: intent.approval,
     strategy: curve.summary.kind === 'xyc' ? null : { ...curve.summary, first: intent.firstAddress },
+    ...(replacing ? { replaces: replacing.hash } : {}),
   });
 
   if (idempotencyKey !== null) {
@@ -201,23 +208,27 @@ export async function preparePosition(
     makerFee1e9,
     salt: positionSalt(key.keyId, idempotencyKey),
   });
+  // A replaced position is read as `own`, in the same round trip: its state on chain, and its virtual
+  // balances, which stop counting against the allowance once its dock (the bundle's first step) runs.
   const coverage = await readCoverage(ctx, {
     chain,
     wallet,
     tokens: [tokenA, tokenB],
     balances: intent.checkBalances,
+    ...(replacing ? { own: { hash: replacing.hash, app: replacing.app } } : {}),
   });
+  if (replacing) assertReplaceable(replacing.hash, coverage.ownState);
   const sides = coverage.tokens.map(
     (c, i): Side => ({
       token: c.token,
       amount: i === 0 ? amountA : amountB,
       allowance: c.allowance,
       balance: c.balance ?? undefined,
-      committed: c.committed,
+      committed: c.committed - c.own,
       suffix: i === 0 ? 'a' : 'b',
     }),
   );
-  const payload = payloadOf(intent, order, curve, sides, input, idempotencyKey !== null);
+  const payload = payloadOf(intent, order, curve, sides, input, idempotencyKey !== null, replacing);
   // Before the insert: a bundle that would revert is refused, not stored. The simulation is never stored.
   const simulated = input.simulate ? await simulatePayload(ctx, chain, payload) : null;
 
@@ -238,6 +249,7 @@ export async function preparePosition(
     payload,
     metadata,
     created_at: new Date(payload.preparedAt),
+    replaces: replacing?.hash ?? null,
   });
   if (inserted) return withSimulated({ ...payload, metadata, replayed: false }, simulated);
   // Another call with the same (key, Idempotency-Key) won the insert: answer with its payload.

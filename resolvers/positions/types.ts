@@ -95,6 +95,8 @@ export interface PreparedPayload {
   preflight: { status: 'ready' | 'review'; checks: PreflightCheck[]; issues: PreflightIssue[] };
   idempotent: boolean;
   preparedAt: string;
+  /** A rebalance: the position it replaces, docked by the bundle's first step. */
+  replaces?: string;
 }
 
 export interface PreparedPosition extends PreparedPayload {

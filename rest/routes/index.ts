@@ -8,6 +8,7 @@ import { positionActionRoutes } from './positionActions.js';
 import { positionExportRoutes, positionListRoutes } from './positionList.js';
 import { positionRoutes } from './positions.js';
 import { quoteRoutes } from './quote.js';
+import { rebalanceRoutes } from './rebalance.js';
 import { swapRoutes } from './swaps.js';
 import { webhookRoutes } from './webhooks.js';
 
@@ -22,6 +23,7 @@ export const routes: RestRoute[] = [
   ...positionRoutes,
   ...positionListRoutes,
   ...positionActionRoutes,
+  ...rebalanceRoutes,
   ...swapRoutes,
   ...eventRoutes,
   ...webhookRoutes,

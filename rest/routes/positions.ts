@@ -7,10 +7,27 @@ import {
   parsePositionRequest,
   UUID_PATTERN,
 } from '../../resolvers/positions/request.js';
-import { PositionStatusDocument, PreparePositionDocument } from '../generated/graphql.js';
-import { type RestRoute, readBody } from '../route.js';
+import {
+  PositionStatusDocument,
+  type PreparedPositionFieldsFragment,
+  PreparePositionDocument,
+} from '../generated/graphql.js';
+import { type RestRoute, type RouteContext, readBody } from '../route.js';
 import { positionRequest, positionStatusBody, preparedBody } from '../schemas/positions.js';
 import { simulateOf, simulateQuery, withoutNull } from '../simulate.js';
+
+/**
+ * A prepared position's body as selected: the two times go to `meta`, metadata only when the intent had
+ * it and the simulation only when asked (each in its selected place: the fields after it stay after it).
+ */
+export function preparedAnswer(ctx: RouteContext, prepared: PreparedPositionFieldsFragment) {
+  const { preparedAt, replayed, ...selected } = prepared;
+  const data = withoutNull({ ...selected, preflight: withoutNull(selected.preflight, ['simulation']) }, [
+    'metadata',
+    'simulation',
+  ]);
+  return { body: readBody(ctx, data, { preparedAt, note: PREPARE_NOTE, replayed }) };
+}
 
 /**
  * POST /v1/positions (SPEC §4.9) and GET /v1/positions/{positionId} (SPEC §4.10). Key, scope, origin
@@ -80,14 +97,7 @@ export const positionRoutes: RestRoute[] = [
         { input: simulate ? { ...request, simulate } : request },
         ctx.graphql({ idempotencyKey }),
       );
-      // The body as selected; the two times go to `meta`, metadata only when the intent had it and the
-      // simulation only when asked (each in its selected place: the fields selected after it stay after it).
-      const { preparedAt, replayed, ...selected } = result.preparePosition;
-      const data = withoutNull({ ...selected, preflight: withoutNull(selected.preflight, ['simulation']) }, [
-        'metadata',
-        'simulation',
-      ]);
-      return { body: readBody(ctx, data, { preparedAt, note: PREPARE_NOTE, replayed }) };
+      return preparedAnswer(ctx, result.preparePosition);
     },
   },
   {

@@ -6,6 +6,7 @@ import {
   PositionStatusDocument,
   PreparedTransactionFieldsFragmentDoc,
   PreparePositionDocument,
+  RebalancePositionDocument,
 } from '../generated/graphql.js';
 import { fragmentSchema, operationSchema } from '../openapi/fromSelection.js';
 import { address, component, dateTime, meta, readBody } from './common.js';
@@ -44,31 +45,40 @@ const feeBreakdown = component(
  * the fee's constants, and keeps the members after the identity optional; metadata is echoed only when
  * given.
  */
+/** What both a prepare and a rebalance answer publish of PreparedPositionFields. */
+const preparedOptions = {
+  omit: ['preparedAt', 'replayed'],
+  replace: {
+    status: z.literal('prepared'),
+    transactions: z.array(preparedTransaction).min(1),
+    fee: feeBreakdown,
+  },
+  // Echoed only when given: the route drops a null metadata rather than publishing it; likewise the
+  // simulation's members without `simulate`.
+  present: ['metadata', 'preflight.simulation', 'simulation'],
+  optional: [
+    'chainId',
+    'position',
+    'preflight',
+    'preflight.checks.detail',
+    'preflight.issues',
+    'preflight.simulation',
+    'idempotent',
+    'metadata',
+    'simulation',
+  ],
+  fragments: { BundleSimulationFields: bundleSimulation },
+};
+
 export const preparedPosition = component(
   'PreparedPosition',
-  operationSchema(PreparePositionDocument, ['preparePosition'], {
-    omit: ['preparedAt', 'replayed'],
-    replace: {
-      status: z.literal('prepared'),
-      transactions: z.array(preparedTransaction).min(1),
-      fee: feeBreakdown,
-    },
-    // Echoed only when given: the route drops a null metadata rather than publishing it; likewise the
-    // simulation's members without `simulate`.
-    present: ['metadata', 'preflight.simulation', 'simulation'],
-    optional: [
-      'chainId',
-      'position',
-      'preflight',
-      'preflight.checks.detail',
-      'preflight.issues',
-      'preflight.simulation',
-      'idempotent',
-      'metadata',
-      'simulation',
-    ],
-    fragments: { BundleSimulationFields: bundleSimulation },
-  }),
+  operationSchema(PreparePositionDocument, ['preparePosition'], preparedOptions),
+);
+
+/** rest/operations/RebalancePosition.graphql: a prepared position that names the one it replaces. */
+export const rebalancedPosition = component(
+  'RebalancedPosition',
+  operationSchema(RebalancePositionDocument, ['rebalancePosition'], preparedOptions),
 );
 
 export const prepareMeta = component(
@@ -83,6 +93,7 @@ export const prepareMeta = component(
 );
 
 export const preparedBody = component('PrepareResponse', readBody(preparedPosition, prepareMeta));
+export const rebalancedBody = component('RebalanceResponse', readBody(rebalancedPosition, prepareMeta));
 
 /**
  * rest/operations/PositionStatus.graphql: the live health, a component of its own. Its issues publish

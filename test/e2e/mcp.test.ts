@@ -30,6 +30,7 @@ const KEYED = [
   'preparePosition',
   'preparePositionApprovals',
   'preparePositionDock',
+  'rebalancePosition',
   'prepareSwap',
   'getPosition',
   'listPositions',
@@ -87,7 +88,9 @@ describe('the MCP server', () => {
       expect(tool.description?.length).toBeGreaterThan(40);
       expect(tool.annotations?.destructiveHint).toBe(false);
       // Reads and a key's own reads (status, list) change nothing; a prepare stores the prepared position.
-      expect(tool.annotations?.readOnlyHint).toBe(!tool.name.startsWith('prepare'));
+      expect(tool.annotations?.readOnlyHint).toBe(
+        tool.name.startsWith('get') || tool.name.startsWith('list'),
+      );
     }
     const prepare = tools.find((t) => t.name === 'preparePosition')!;
     expect(prepare.description).toMatch(/Nothing is signed, sent or moved/);

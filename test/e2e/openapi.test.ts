@@ -554,6 +554,17 @@ describe('position actions and swaps match the contract', () => {
     const dock = await call(svc, 'POST', `/v1/positions/${first}/dock`, 200, { headers: bearer(key) });
     expect(dock.body.data.transactions).toHaveLength(1);
     await call(svc, 'POST', `/v1/positions/${first}/dock`, 404, { headers: bearer(liveKey) });
+    const intent = {
+      chain: 'base',
+      wallet: candidates[0]!.maker,
+      deposits: [
+        { symbol: 'USDC', amount: '1000000' },
+        { symbol: 'USDT', amount: '1000000' },
+      ],
+    };
+    const moved = await call(svc, 'POST', `/v1/positions/${first}/rebalance`, 200, json(intent, bearer(key)));
+    expect(moved.body.data.replaces).toBe(first);
+    await call(svc, 'POST', `/v1/positions/${first}/rebalance`, 404, json(intent, bearer(liveKey)));
 
     const swap = (c: { hash: string; maker: string }, extra: Record<string, unknown> = {}) =>
       json(
