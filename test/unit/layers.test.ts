@@ -21,6 +21,8 @@ const RANK: Record<string, number> = {
   resolvers: 5,
   schema: 6,
   rest: 7,
+  // The agents' surface: tools derived from the REST facade's published document, run through it.
+  mcp: 8,
 };
 
 /** Upward imports that are so on purpose, each with its reason in a comment at the import. */
