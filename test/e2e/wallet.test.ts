@@ -89,6 +89,16 @@ async function newWallet(): Promise<Address> {
   return getAddress(run.stdout.trim());
 }
 
+let first: Promise<Address> | undefined;
+/**
+ * The first wallet made (by the first test, whose subject it is), also the taker of the lifecycle and
+ * the maker of the refusals: another `wallet new` is another process to start for each.
+ */
+const firstWallet = (): Promise<Address> => {
+  first ??= newWallet();
+  return first;
+};
+
 /** A child process's stdout lines as they come; a wait fails at once when the child has exited. */
 function lines(child: ChildProcess) {
   const seen: string[] = [];
@@ -141,8 +151,9 @@ beforeAll(async () => {
   base = devnet.chains.find((c) => c.key === 'base')!;
   svc = await startTestService({
     chains: devnet.chains,
-    // The default mode's webhook rules: http endpoints on this machine are allowed.
-    env: { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE: 'true' },
+    // The default mode's webhook rules: http endpoints on this machine are allowed. A send waits until
+    // the indexer has seen it: polling the chains every 200 ms, not every second, shortens each wait.
+    env: { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE: 'true', INDEXER_POLL_MS: '200' },
   });
   key = (await svc.createKey({ environment: 'LIVE', prepareLimitPerMinute: 1000, label: 'newcomer' })).key;
 });
@@ -156,7 +167,7 @@ afterAll(async () => {
 
 describe('npm run wallet on the devnet', () => {
   it('creates a fresh account funded with the native coin and every test token of the chain', async () => {
-    const address = await newWallet();
+    const address = await firstWallet();
     const reader = createPublicClient({ transport: http(base.rpcUrl) });
     expect(await reader.getBalance({ address })).toBe(5n * 10n ** 18n);
     for (const token of base.tokens)
@@ -195,8 +206,13 @@ describe('npm run wallet on the devnet', () => {
     );
     const received = lines(receiver);
     try {
-      await received.waitFor(/^listening on /);
-      const maker = await newWallet();
+      // Each run is a process of its own, started in about a second: what does not wait on another runs
+      // beside it.
+      const [maker, taker] = await Promise.all([
+        newWallet(),
+        firstWallet(),
+        received.waitFor(/^listening on /),
+      ]);
       const opened = await post('/v1/positions', {
         chain: 'base',
         wallet: maker,
@@ -214,7 +230,6 @@ describe('npm run wallet on the devnet', () => {
       expect(ship.stdout).toContain(`position ${id}: shipped, health ok`);
       await received.waitFor(new RegExp(`position\\.shipped ${id}: shipped`));
 
-      const taker = await newWallet();
       const swap = await post('/v1/swaps', {
         chain: 'base',
         hash: id,
@@ -237,12 +252,15 @@ describe('npm run wallet on the devnet', () => {
       expect(sentTopUp.stdout).toMatch(/^step 1 approve: 0x[0-9a-f]{64} /m);
       expect(sentTopUp.stdout).toContain(`position ${id}: filled, health ok`);
       const again = await post(`/v1/positions/${id}/approvals`);
-      const nothing = await wallet('send', saved('approvals-again.json', again));
+      // The answer with nothing in it is sent while the position is docked (it sends nothing on chain).
+      const dock = await post(`/v1/positions/${id}/dock`);
+      const [nothing, docked] = await Promise.all([
+        wallet('send', saved('approvals-again.json', again)),
+        wallet('send', saved('dock.json', dock), '--key', key, '--api', svc.url),
+      ]);
       expect(nothing.code, nothing.stderr).toBe(0);
       expect(nothing.stdout).toContain('nothing to send');
 
-      const dock = await post(`/v1/positions/${id}/dock`);
-      const docked = await wallet('send', saved('dock.json', dock), '--key', key, '--api', svc.url);
       expect(docked.code, docked.stderr).toBe(0);
       expect(docked.stdout).toMatch(/^step 1 dock: 0x[0-9a-f]{64} /m);
       expect(docked.stdout).toContain(`position ${id}: docked`);
@@ -256,7 +274,24 @@ describe('npm run wallet on the devnet', () => {
   });
 
   it("refuses an answer for another chain id, a wallet it holds no key for, and a chain that is not this machine's anvil", async () => {
-    const maker = await newWallet();
+    // The same manifest with base pointing elsewhere: a remote host, then this machine's gateway. Each
+    // refusal is a process of its own: these two run beside the rest of the test.
+    const manifest = JSON.parse(readFileSync(manifestPathOf(dataDir), 'utf8')) as { chains: ChainConfig[] };
+    const newWalletOn = async (rpcUrl: string): Promise<Run> => {
+      const elsewhere = mkdtempSync(path.join(tmpdir(), 'wallet-elsewhere-'));
+      try {
+        const chains = manifest.chains.map((c) => (c.key === 'base' ? { ...c, rpcUrl } : c));
+        const file = manifestPathOf(elsewhere);
+        mkdirSync(path.dirname(file), { recursive: true });
+        writeFileSync(file, JSON.stringify({ chains }));
+        return await runScript('wallet.ts', ['new', '--chain', 'base'], { DATA_DIR: elsewhere });
+      } finally {
+        rmSync(elsewhere, { recursive: true, force: true });
+      }
+    };
+    const elsewhere = Promise.all([newWalletOn('http://10.1.2.3:8545'), newWalletOn(svc.url)]);
+
+    const maker = await firstWallet();
     const opened = await post('/v1/positions', {
       chain: 'base',
       wallet: maker,
@@ -265,41 +300,27 @@ describe('npm run wallet on the devnet', () => {
         { symbol: 'USDT', amount: '1000000' },
       ],
     });
-    const otherChain = await wallet('send', saved('other.json', { data: { ...opened.data, chainId: 1 } }));
+    const [otherChain, stranger, notJson] = await Promise.all([
+      wallet('send', saved('other.json', { data: { ...opened.data, chainId: 1 } })),
+      wallet(
+        'send',
+        saved('stranger.json', {
+          data: { ...opened.data, wallet: '0x000000000000000000000000000000000000dEaD' },
+        }),
+      ),
+      wallet('send', saved('garbage.json', { hello: 'world' })),
+    ]);
     expect(otherChain.code).toBe(1);
     expect(otherChain.stderr).toMatch(/the answer is for chain id 1/);
-
-    const stranger = await wallet(
-      'send',
-      saved('stranger.json', {
-        data: { ...opened.data, wallet: '0x000000000000000000000000000000000000dEaD' },
-      }),
-    );
     expect(stranger.code).toBe(1);
     expect(stranger.stderr).toMatch(/no key for 0x000000000000000000000000000000000000dEaD/);
-
-    const notJson = await wallet('send', saved('garbage.json', { hello: 'world' }));
     expect(notJson.code).toBe(1);
     expect(notJson.stderr).toMatch(/not a prepared answer/);
 
-    // The same manifest with base pointing elsewhere: a remote host, then this machine's gateway.
-    const manifest = JSON.parse(readFileSync(manifestPathOf(dataDir), 'utf8')) as { chains: ChainConfig[] };
-    for (const [rpcUrl, refusal] of [
-      ['http://10.1.2.3:8545', /is not on this machine/],
-      [svc.url, /not the devnet's anvil/],
-    ] as const) {
-      const elsewhere = mkdtempSync(path.join(tmpdir(), 'wallet-elsewhere-'));
-      try {
-        const chains = manifest.chains.map((c) => (c.key === 'base' ? { ...c, rpcUrl } : c));
-        const file = manifestPathOf(elsewhere);
-        mkdirSync(path.dirname(file), { recursive: true });
-        writeFileSync(file, JSON.stringify({ chains }));
-        const run = await runScript('wallet.ts', ['new', '--chain', 'base'], { DATA_DIR: elsewhere });
-        expect(run.code).toBe(1);
-        expect(run.stderr).toMatch(refusal);
-      } finally {
-        rmSync(elsewhere, { recursive: true, force: true });
-      }
-    }
+    const [remote, gateway] = await elsewhere;
+    expect(remote.code).toBe(1);
+    expect(remote.stderr).toMatch(/is not on this machine/);
+    expect(gateway.code).toBe(1);
+    expect(gateway.stderr).toMatch(/not the devnet's anvil/);
   });
 });
