@@ -145,12 +145,16 @@ describe('eth_getLogs ranges a provider refuses', () => {
       expect(await logRangeGauge(metrics)).toBeLessThanOrEqual(2 * LIMIT);
       proxy.limitLogRange(null);
       proxy.reset();
-      // Enough new blocks for the span to double back to the chunk: GROW_AFTER answers per doubling.
-      // In steps of a chunk: one anvil_mine of thousands of blocks can outlast a request's timeout on a
-      // busy box.
-      for (let mined = 0; mined < CHUNK * GROW_AFTER * 3; mined += CHUNK)
+      // New blocks until a range of the whole chunk has been asked: GROW_AFTER answers at full span per
+      // doubling, about 1,600 blocks from the limit; at most three times what the doublings take. Mined
+      // and indexed a chunk at a time, stopping once widened: a block costs anvil a few milliseconds, and
+      // one anvil_mine of thousands of blocks can outlast a request's timeout on a busy box.
+      const widened = () => proxy.logRanges().some((r) => r.blocks === CHUNK);
+      let result: Awaited<ReturnType<typeof indexer.syncNow>>[number] | undefined;
+      for (let mined = 0; mined < CHUNK * GROW_AFTER * 3 && !widened(); mined += CHUNK) {
         await seeded.rpc.request({ method: 'anvil_mine', params: [`0x${CHUNK.toString(16)}`] } as never);
-      const [result] = await indexer.syncNow();
+        [result] = await indexer.syncNow();
+      }
       const head = Number((await seeded.rpc.request({ method: 'eth_blockNumber' } as never)) as Hex);
       expect(result!.to).toBe(head);
       expect(await logRangeGauge(metrics)).toBe(CHUNK);
