@@ -24,8 +24,8 @@ afterAll(async () => {
 });
 
 describe('the guides', () => {
-  it('are the integrator guide, operations, performance and the terms of use', () => {
-    expect(files.sort()).toEqual(['integrators.md', 'operations.md', 'performance.md', 'terms.md']);
+  it('are the integrator guide, the agents (MCP) guide, operations, performance and the terms of use', () => {
+    expect(files.sort()).toEqual(['integrators.md', 'mcp.md', 'operations.md', 'performance.md', 'terms.md']);
   });
 
   it('are listed at /docs/guides, each with its title and a link', async () => {

@@ -9,19 +9,23 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 export const LONGEST_FIRST = [
   'test/e2e/recovery.test.ts',
-  'test/chain/devnetStateKill.test.ts',
   'test/e2e/webhooks-crash.test.ts',
-  'test/chain/logRange.test.ts',
-  'test/e2e/fuzz.test.ts',
+  'test/e2e/web.test.ts',
   'test/e2e/wallet.test.ts',
+  'test/chain/devnetStateKill.test.ts',
+  'test/e2e/fuzz.test.ts',
+  'test/e2e/webhooks-health.test.ts',
+  'test/integration/positions-export-memory.test.ts',
+  'test/integration/graphql-limits.test.ts',
   'test/integration/embedded-restart.test.ts',
-  'test/e2e/openapi.test.ts',
-  'test/e2e/rpc-failover.test.ts',
+  'test/integration/limits.test.ts',
+  'test/chain/logRange.test.ts',
   'test/e2e/drain.test.ts',
-  'test/integration/keys-cli.test.ts',
-  'test/integration/indexer.test.ts',
+  'test/e2e/faults.test.ts',
+  'test/integration/positions-export-fairness.test.ts',
+  'test/e2e/rpc-failover.test.ts',
   'test/e2e/backfill.test.ts',
-  'test/e2e/supervision.test.ts',
+  'test/integration/keys-cli.test.ts',
 ];
 
 export default class LongestFirst extends BaseSequencer {
