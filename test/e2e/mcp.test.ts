@@ -16,6 +16,8 @@ const PROXY_PORT = testPort(19873);
 let w: WritePath;
 let makerKey: string;
 const maker = mnemonicToAccount(MNEMONIC, { addressIndex: 9 });
+const maker9Account = maker;
+const maker9 = maker.address;
 
 const READS = [
   'getStats',
@@ -130,6 +132,84 @@ describe('the MCP server', () => {
 
     const detail = await callTool(client, 'getStrategyDetail', { chain: 'base', hash: stable.hash });
     expect((detail.structuredContent as { data: { hash: string } }).data.hash).toBe(stable.hash);
+    await client.close();
+  });
+
+  it('answers every other tool as its REST path does', async () => {
+    const client = await agent(makerKey);
+    const same = async (name: string, args: Record<string, unknown>, path: string, init?: RequestInit) => {
+      const viaMcp = await callTool(client, name, args);
+      const res = await w.svc.get(path, {
+        ...init,
+        headers: {
+          authorization: `Bearer ${makerKey}`,
+          ...(init?.body ? { 'content-type': 'application/json' } : {}),
+        },
+      });
+      const viaRest = (await res.json()) as { data?: unknown; error?: { code: string } };
+      expect([name, viaMcp.isError ?? false]).toEqual([name, res.status >= 400]);
+      return { mcp: viaMcp.structuredContent as { data?: unknown; error?: { code: string } }, rest: viaRest };
+    };
+    const chains = await same('getChains', {}, '/api/chains');
+    expect(chains.mcp.data).toEqual(chains.rest.data);
+    const list = (await (await w.svc.get('/api/strategies?chain=base&limit=1')).json()) as {
+      data: { strategies: { hash: string; maker: string }[] };
+    };
+    const { hash, maker: owner } = list.data.strategies[0]!;
+    const maker = await same(
+      'getMaker',
+      { address: owner, chain: 'base' },
+      `/api/makers/${owner}?chain=base`,
+    );
+    expect(maker.mcp.data).toEqual(maker.rest.data);
+    const activity = await same(
+      'getStrategyActivity',
+      { chain: 'base', hash },
+      `/api/strategies/${hash}/activity?chain=base`,
+    );
+    expect(activity.mcp.data ?? activity.mcp.error?.code).toEqual(
+      activity.rest.data ?? activity.rest.error?.code,
+    );
+    // The keyed writes: the answers carry a fresh preparedAt, so their steps are compared.
+    const swapBody = { chain: 'base', hash, wallet: maker9, amount: String(10n * UNIT), direction: 'aToB' };
+    const swap = await same('prepareSwap', { body: swapBody }, '/v1/swaps', {
+      method: 'POST',
+      body: JSON.stringify(swapBody),
+    });
+    // The steps of an answer, or the code of a refusal.
+    const steps = (x: { data?: unknown; error?: { code: string } }) =>
+      x.data
+        ? (x.data as { transactions: { purpose: string; to: string }[] }).transactions.map((t) => [
+            t.purpose,
+            t.to,
+          ])
+        : x.error?.code;
+    expect(steps(swap.mcp)).toEqual(steps(swap.rest));
+    const opened = await callTool(client, 'preparePosition', { body: intent() });
+    const id = (
+      opened.structuredContent as {
+        data: { strategyHash: Hex; calls: { calls: { to: Hex; data: Hex; value: Hex }[] } };
+      }
+    ).data;
+    for (const c of id.calls.calls)
+      await w.send(maker9Account, { to: c.to, data: c.data, value: BigInt(c.value) });
+    await w.indexer.syncNow();
+    const approvals = await same(
+      'preparePositionApprovals',
+      { positionId: id.strategyHash },
+      `/v1/positions/${id.strategyHash}/approvals`,
+      { method: 'POST' },
+    );
+    expect(steps(approvals.mcp)).toEqual(steps(approvals.rest));
+    const moved = await callTool(client, 'rebalancePosition', {
+      positionId: id.strategyHash,
+      body: intent(),
+    });
+    expect(moved.isError, moved.content[0]?.text).toBeUndefined();
+    const data = (
+      moved.structuredContent as { data: { replaces: string; transactions: { purpose: string }[] } }
+    ).data;
+    expect([data.replaces, data.transactions[0]!.purpose]).toEqual([id.strategyHash, 'dock']);
     await client.close();
   });
 
