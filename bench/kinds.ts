@@ -7,6 +7,7 @@ import { createKey } from '../resolvers/apiKeys.js';
 import { bareServer, post, sequentialAgent } from './lib.js';
 import {
   counterTotal,
+  interleavedSeries,
   type LatencySeries,
   latencySeries,
   machine,
@@ -97,48 +98,24 @@ try {
   let sample = '';
   const order = Object.keys(KINDS);
   const payloads = order.map((kind) => body(KINDS[kind]));
-  const calls = order.map(() => ({ cpuMs: 0, ms: [] as number[] }));
-  const one = async (k: number) => {
-    const cpu = process.cpuUsage();
-    const started = performance.now();
-    const [status, text] = await post(`${service.url}/v1/positions`, payloads[k]!, {
-      'content-type': 'application/json',
-      authorization: `Bearer ${key}`,
-    });
-    const ms = performance.now() - started;
-    const used = process.cpuUsage(cpu);
-    if (status !== 200) throw new Error(`prepare answered ${status}`);
-    sample ||= text;
-    return { ms, cpuMs: (used.user + used.system) / 1000 };
-  };
-  for (let i = 0; i < WARM_UP * order.length * 3; i++) await one(i % order.length);
   const rpcCount = () =>
     counterTotal(service.services.metrics!.registry, 'gateway_rpc_requests_total', { client: 'gateway' });
-  const rpcBefore = await rpcCount();
-  for (let i = 0; i < REQUESTS * order.length; i++) {
-    const k = i % order.length;
-    const { ms, cpuMs } = await one(k);
-    calls[k]!.cpuMs += cpuMs;
-    calls[k]!.ms.push(ms);
-  }
-  // Every kind makes the same reads: the RPC requests per call of the run as a whole.
-  const rpcPerCall = Number(((await rpcCount()) - rpcBefore) / (REQUESTS * order.length)).toFixed(3);
-  order.forEach((kind, k) => {
-    const ms = calls[k]!.ms.sort((a, b) => a - b);
-    const at = (p: number) =>
-      Number(ms[Math.min(ms.length - 1, Math.floor((p / 100) * ms.length))]!.toFixed(2));
-    series.push({
-      name: `prepare ${kind}`,
-      requests: ms.length,
-      p50: at(50),
-      p90: at(90),
-      p99: at(99),
-      mean: Number((ms.reduce((a, b) => a + b, 0) / ms.length).toFixed(2)),
-      max: Number(ms.at(-1)!.toFixed(2)),
-      cpuMsPerCall: Number((calls[k]!.cpuMs / ms.length).toFixed(3)),
-      rpcPerCall: Number(rpcPerCall),
-    });
-  });
+  series.push(
+    ...(await interleavedSeries(
+      order.map((kind) => `prepare ${kind}`),
+      REQUESTS,
+      WARM_UP * 3,
+      async (k) => {
+        const [status, text] = await post(`${service.url}/v1/positions`, payloads[k]!, {
+          'content-type': 'application/json',
+          authorization: `Bearer ${key}`,
+        });
+        if (status !== 200) throw new Error(`prepare answered ${status}`);
+        sample ||= text;
+      },
+      rpcCount,
+    )),
+  );
   const bare = await bareServer(sample);
   series.push(
     await latencySeries(

@@ -148,14 +148,15 @@ export async function bareServer(body: string): Promise<{ url: string; close(): 
 /** node:http with one kept-alive socket: a lighter client than fetch, so a figure is the server's. */
 export const sequentialAgent = new Agent({ keepAlive: true, maxSockets: 1 });
 
-/** One POST over that socket: its status and body (bench/prepare.ts, bench/swap.ts). */
-export function post(
+/** One request over that socket: its status and body (bench/prepare.ts, bench/swap.ts, bench/mcp.ts). */
+export function send(
   url: string,
+  method: 'GET' | 'POST',
   body: string | null,
   headers: Record<string, string>,
 ): Promise<[number, string]> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: 'POST', headers, agent: sequentialAgent }, (res) => {
+    const req = request(url, { method, headers, agent: sequentialAgent }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () => resolve([res.statusCode ?? 0, Buffer.concat(chunks).toString('utf8')]));
@@ -164,6 +165,10 @@ export function post(
     req.end(body ?? undefined);
   });
 }
+
+/** One POST over that socket. */
+export const post = (url: string, body: string | null, headers: Record<string, string>) =>
+  send(url, 'POST', body, headers);
 
 /**
  * A CPU profile of this process from now until `stop(file)`, which writes it (Chrome's .cpuprofile, as

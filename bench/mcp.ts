@@ -5,32 +5,21 @@
  * sends the same one POST per call either way (raw JSON-RPC for MCP, no SDK client), so the difference
  * in this process's CPU per call is the gateway's.
  */
-import { request } from 'node:http';
 import { createKey } from '../resolvers/apiKeys.js';
-import { sequentialAgent } from './lib.js';
-import { counterTotal, type LatencySeries, machine, printLatencyTable, writeResult } from './measure.js';
+import { send, sequentialAgent } from './lib.js';
+import {
+  counterTotal,
+  interleavedSeries,
+  type LatencySeries,
+  machine,
+  printLatencyTable,
+  writeResult,
+} from './measure.js';
 import { startWriteBench, writeWallets } from './writeSetup.js';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 300);
 const WARM_UP = 100;
 const BASE_PORT = Number(process.env.BENCH_MCP_PORT ?? 19236);
-
-function send(
-  url: string,
-  method: 'GET' | 'POST',
-  body: string | null,
-  headers: Record<string, string>,
-): Promise<[number, string]> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { method, headers, agent: sequentialAgent }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve([res.statusCode ?? 0, Buffer.concat(chunks).toString('utf8')]));
-    });
-    req.on('error', reject);
-    req.end(body ?? undefined);
-  });
-}
 
 // Behind a trusted proxy, each call from a client address of its own: the per-client read buckets
 // (60 a minute for the chains) would otherwise refuse the run, REST and MCP alike.
@@ -90,45 +79,21 @@ try {
       ok: (t) => t.includes('"structuredContent"') && !t.includes('"isError"'),
     },
   ];
-  const booked = calls.map(() => ({ cpuMs: 0, ms: [] as number[] }));
-  const one = async (k: number) => {
-    const cpu = process.cpuUsage();
-    const started = performance.now();
-    const [status, text] = await calls[k]!.run();
-    const ms = performance.now() - started;
-    const used = process.cpuUsage(cpu);
-    if (status !== 200 || !calls[k]!.ok(text))
-      throw new Error(`${calls[k]!.name}: ${status} ${text.slice(0, 300)}`);
-    return { ms, cpuMs: (used.user + used.system) / 1000 };
-  };
-  for (let i = 0; i < WARM_UP * calls.length; i++) await one(i % calls.length);
   const rpcCount = () =>
     counterTotal(service.services.metrics!.registry, 'gateway_rpc_requests_total', { client: 'gateway' });
-  const rpcBefore = await rpcCount();
-  for (let i = 0; i < REQUESTS * calls.length; i++) {
-    const k = i % calls.length;
-    const { ms, cpuMs } = await one(k);
-    booked[k]!.cpuMs += cpuMs;
-    booked[k]!.ms.push(ms);
-  }
-  const rpcTotal = (await rpcCount()) - rpcBefore;
-  calls.forEach((c, k) => {
-    const ms = booked[k]!.ms.sort((a, b) => a - b);
-    const at = (p: number) =>
-      Number(ms[Math.min(ms.length - 1, Math.floor((p / 100) * ms.length))]!.toFixed(2));
-    series.push({
-      name: c.name,
-      requests: ms.length,
-      p50: at(50),
-      p90: at(90),
-      p99: at(99),
-      mean: Number((ms.reduce((a, b) => a + b, 0) / ms.length).toFixed(2)),
-      max: Number(ms.at(-1)!.toFixed(2)),
-      cpuMsPerCall: Number((booked[k]!.cpuMs / ms.length).toFixed(3)),
-    });
-  });
-  // Both prepares read the chain alike: the RPC requests per prepare of the run as a whole.
-  console.log(`RPC requests per prepare (REST and MCP together): ${(rpcTotal / (2 * REQUESTS)).toFixed(2)}`);
+  series.push(
+    ...(await interleavedSeries(
+      calls.map((c) => c.name),
+      REQUESTS,
+      WARM_UP,
+      async (k) => {
+        const [status, text] = await calls[k]!.run();
+        if (status !== 200 || !calls[k]!.ok(text))
+          throw new Error(`${calls[k]!.name}: ${status} ${text.slice(0, 300)}`);
+      },
+      rpcCount,
+    )),
+  );
 } finally {
   sequentialAgent.destroy();
   await bench.stop();

@@ -218,6 +218,53 @@ export async function latencySeries(
   };
 }
 
+/**
+ * Calls taking turns (0, 1, …, 0, 1, …) after a common warm-up, each call's latency, this process's CPU
+ * and, with `rpcCount`, RPC requests (read outside the measured window) booked to its name: neither the
+ * JIT's warm-up nor the box's drift favours one (series run one after another drifted 2x).
+ */
+export async function interleavedSeries(
+  names: readonly string[],
+  requests: number,
+  warmUp: number,
+  call: (k: number) => Promise<void>,
+  rpcCount?: () => Promise<number>,
+): Promise<LatencySeries[]> {
+  for (let i = 0; i < warmUp * names.length; i++) await call(i % names.length);
+  const booked = names.map(() => ({ ms: [] as number[], cpuMs: 0, systemMs: 0, rpc: 0 }));
+  for (let i = 0; i < requests * names.length; i++) {
+    const b = booked[i % names.length]!;
+    const rpcBefore = rpcCount ? await rpcCount() : 0;
+    const cpu = process.cpuUsage();
+    const started = performance.now();
+    await call(i % names.length);
+    b.ms.push(performance.now() - started);
+    const used = process.cpuUsage(cpu);
+    b.cpuMs += (used.user + used.system) / 1000;
+    b.systemMs += used.system / 1000;
+    if (rpcCount) b.rpc += (await rpcCount()) - rpcBefore;
+  }
+  const round = (ms: number) => Math.round(ms * 100) / 100;
+  return names.map((name, k) => {
+    const b = booked[k]!;
+    const times = b.ms.sort((x, y) => x - y);
+    const at = (p: number) =>
+      times[Math.min(times.length - 1, Math.max(0, Math.ceil((p / 100) * times.length) - 1))]!;
+    return {
+      name,
+      requests,
+      p50: round(at(50)),
+      p90: round(at(90)),
+      p99: round(at(99)),
+      mean: round(times.reduce((x, y) => x + y, 0) / times.length),
+      max: round(times.at(-1)!),
+      cpuMsPerCall: Number((b.cpuMs / requests).toFixed(3)),
+      systemMsPerCall: Number((b.systemMs / requests).toFixed(3)),
+      ...(rpcCount ? { rpcPerCall: Number((b.rpc / requests).toFixed(3)) } : {}),
+    };
+  });
+}
+
 export function printLatencyTable(series: LatencySeries[]): void {
   console.table(
     series.map((s) => ({
