@@ -25,7 +25,7 @@ import {
   fixPayload,
   recordAttempt,
   releaseClaim,
-  unlockStaleClaims,
+  requeueStaleClaims,
 } from '../store/webhookWorker.js';
 import { openSecret } from './secrets.js';
 import { type AttemptResult, postSigned } from './send.js';
@@ -85,6 +85,10 @@ export function deliveryTask(services: Services): Task {
     if (suspect) suspectsInFlight += 1;
     try {
       await makeAttempt(services, d);
+    } catch (error) {
+      // graphile-worker runs the job again later: it must find the delivery unclaimed.
+      await releaseClaim(db, d.delivery_id).catch(() => {});
+      throw error;
     } finally {
       if (suspect) suspectsInFlight -= 1;
     }
@@ -203,7 +207,7 @@ export async function startWebhookWorker(services: Services, pool: Db): Promise<
   const staleMs = 2 * config.webhooks.timeoutMs + 5_000;
   const sweep = setInterval(
     () => {
-      unlockStaleClaims(db, staleMs).then(
+      requeueStaleClaims(db, staleMs).then(
         (workers) => {
           if (workers.length > 0) logger.warn({ workers }, 'webhook attempts of a dead worker released');
         },

@@ -27,7 +27,9 @@ export interface ClaimedDelivery {
 
 /**
  * Marks a pending delivery of this generation as being attempted by `workerId`; undefined when there is
- * nothing to do (delivered, given up, replayed since, or its endpoint deleted).
+ * nothing to do (delivered, given up, replayed since, or its endpoint deleted) or when another worker
+ * holds it: a second job of the same attempt (a put-off attempt's, a swept claim's) must not send the
+ * same message twice. A holder that died is released and re-queued by `requeueStaleClaims`.
  */
 export async function claimDelivery(
   db: Db,
@@ -38,7 +40,8 @@ export async function claimDelivery(
   const { rows } = await db.query<ClaimedDelivery>(
     `UPDATE webhook_deliveries d SET claimed_by = $3, claimed_at = now()
        FROM webhooks w
-      WHERE d.delivery_id = $1 AND d.generation = $2 AND d.status = 'pending' AND w.webhook_id = d.webhook_id
+      WHERE d.delivery_id = $1 AND d.generation = $2 AND d.status = 'pending' AND d.claimed_by IS NULL
+        AND w.webhook_id = d.webhook_id
       RETURNING d.delivery_id, d.generation, d.attempts, d.event_type, d.strategy_hash, d.occurred_at, d.payload,
         w.webhook_id, w.key_id, w.url, w.secret, w.previous_secret, w.previous_secret_expires_at, w.disabled_at,
         w.consecutive_failures, w.circuit_open_until`,
@@ -176,26 +179,29 @@ export async function deferAttempt(
 }
 
 /**
- * The graphile-worker ids holding a delivery longer than an attempt can last: their process died
- * mid-attempt (graphile-worker 0.16 would keep such a job locked for 4 hours). Unlocked through its
- * public SQL API, so the job runs again at once (at least once).
+ * Deliveries claimed longer ago than an attempt can last: their worker died mid-attempt (graphile-worker
+ * 0.16 would keep its job and its queue locked for 4 hours). Each is released and its attempt made again
+ * at once (at least once); the dead workers' ids are returned for the log.
  */
-export async function unlockStaleClaims(db: Db, staleMs: number): Promise<string[]> {
+export async function requeueStaleClaims(db: Db, staleMs: number): Promise<string[]> {
   return inTransaction(db, async (client) => {
     // RETURNING gives the new row: the worker ids are read from the rows as they were.
-    const { rows } = await client.query<{ claimed_by: string }>(
+    const { rows } = await client.query<{ claimed_by: string; delivery_id: string; generation: number }>(
       `WITH stale AS (
          SELECT delivery_id, claimed_by FROM webhook_deliveries
           WHERE claimed_by IS NOT NULL AND claimed_at < now() - make_interval(secs => $1::float8 / 1000)
           FOR UPDATE SKIP LOCKED)
        UPDATE webhook_deliveries d SET claimed_by = NULL, claimed_at = NULL
          FROM stale WHERE d.delivery_id = stale.delivery_id
-       RETURNING stale.claimed_by`,
+       RETURNING stale.claimed_by, d.delivery_id, d.generation`,
       [staleMs],
     );
     const workers = [...new Set(rows.map((r) => r.claimed_by))];
+    // Unlocked through graphile-worker's public SQL API: the dead worker also holds its job's named queue.
     if (workers.length > 0)
       await client.query('SELECT graphile_worker.force_unlock_workers($1::text[])', [workers]);
+    // Queued again too, in case its job is gone (it failed and was retried while the claim was held).
+    for (const r of rows) await client.query(ADD_DELIVERY_JOB, [r.delivery_id, r.generation, null]);
     return workers;
   });
 }

@@ -4,50 +4,19 @@
  * job retried.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createChainClients } from '../../chain/clients.js';
-import { ChainRegistry } from '../../chain/registry.js';
-import { migrateQueue } from '../../delivery/worker.js';
-import { loadConfig } from '../../lib/config.js';
-import { createLogger } from '../../lib/logger.js';
-import { createDb, type Db } from '../../store/db.js';
-import { migrate } from '../../store/migrate.js';
+import type { Db } from '../../store/db.js';
 import { recordAttempt } from '../../store/webhookWorker.js';
-import { createTestDatabase } from '../helpers/postgres.js';
+import { startWebhookStore } from '../helpers/webhookStore.js';
 
 let db: Db;
-let drop: () => Promise<void>;
+let stop: () => Promise<void>;
 
 beforeAll(async () => {
-  const database = await createTestDatabase();
-  drop = database.drop;
-  db = createDb(database.url, 2);
-  await migrate(db);
-  const registry = new ChainRegistry([]);
-  await migrateQueue(
-    {
-      config: loadConfig({ DATABASE_URL: database.url }),
-      logger: createLogger('silent'),
-      db,
-      redis: undefined,
-      registry,
-      clients: createChainClients(registry, { rpcTimeoutMs: 1000 }),
-    },
-    db,
-  );
-  await db.query(`INSERT INTO api_keys (key_id, environment, secret_hash) VALUES ('k1', 'test', '\\x00')`);
-  await db.query(
-    `INSERT INTO webhooks (webhook_id, key_id, url, events, secret)
-     VALUES ('wh_1', 'k1', 'https://hooks.example.org/x', ARRAY['position.shipped'], 's')`,
-  );
-  await db.query(
-    `INSERT INTO webhook_deliveries (delivery_id, webhook_id, event_type, strategy_hash, dedupe_key)
-     VALUES ('msg_1', 'wh_1', 'position.shipped', '0x01', 'position.shipped:0x01')`,
-  );
+  ({ db, stop } = await startWebhookStore());
 });
 
 afterAll(async () => {
-  await db?.end();
-  await drop?.();
+  await stop?.();
 });
 
 describe('an endpoint deleted during its attempt', () => {
