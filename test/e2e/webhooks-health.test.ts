@@ -99,14 +99,15 @@ async function queued(): Promise<number> {
 }
 
 /**
- * Until the background health check has read the chain `runs` more times: each run reads the wallet in
- * one eth_call, and runs go one after another, so when the second is seen the first has finished
- * (queued whatever it found). The deadline only ends a hung test.
+ * One more full run of the background indexer's health check, awaited: it read every subscribed wallet
+ * (`checked`) and found no change to queue. Not its timer: the run is asked for, so the test waits for
+ * the run itself instead of a period of HEALTH_CHECK_MS.
  */
-async function furtherHealthRuns(runs = 2): Promise<void> {
-  const calls = () => w.proxy.requests().filter((r) => r.methods.includes('eth_call')).length;
-  const before = calls();
-  await expect.poll(calls, { timeout: 30_000, interval: 100 }).toBeGreaterThanOrEqual(before + runs);
+async function fullRunChangesNothing(): Promise<void> {
+  const run = await background.checkHealthNow();
+  expect(run).toMatchObject({ failed: 0, changed: 0 });
+  expect(run.checked).toBe(run.wallets);
+  expect(run.checked).toBeGreaterThan(0);
 }
 
 const healthChanged = (id: string, status: string) => (r: Received) => {
@@ -178,8 +179,8 @@ describe('position.health_changed from the background health check', () => {
       (s) => s.every((h) => h !== null),
     );
     expect(seen.map((h) => (h as { status: string } | null)?.status)).toEqual(['ok', 'ok']);
-    // A full periodic run with the endpoint subscribed queued nothing (nor will the receiver get any).
-    await furtherHealthRuns();
+    // A full run with the endpoint subscribed queues nothing (nor will the receiver get any).
+    await fullRunChangesNothing();
     expect(await queued()).toBe(0);
     expect(receiver.received).toHaveLength(0);
   });
@@ -210,7 +211,7 @@ describe('position.health_changed from the background health check', () => {
     await receiver.waitFor(1, healthChanged(second, 'ok'));
     // Further runs with the same health queue nothing more: a full run after these, and the queue holds
     // just the four delivered.
-    await furtherHealthRuns();
+    await fullRunChangesNothing();
     expect(await queued()).toBe(4);
     const events = receiver.received.map((r) => {
       const body = JSON.parse(r.body) as Payload;
