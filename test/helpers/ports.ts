@@ -1,8 +1,9 @@
 /**
- * Fixed ports of the suites (anvil chains, proxies, servers of their own). Three files run at once
+ * Fixed ports of the suites (anvil chains, proxies, servers of their own). Several files run at once
  * (vitest.config.ts), each in a worker with its own pool id, so every worker's ports sit in a block of
- * their own (18645-24210 for the three); TEST_PORT_OFFSET moves all blocks, so that two checkouts on one
- * machine can run suites at the same time without meeting on a port: give the second 6000 or more.
+ * their own (18645-20310 for the first, 2000 higher for each next pool id); TEST_PORT_OFFSET moves all
+ * blocks, so that two checkouts on one machine can run suites at the same time without meeting on a
+ * port: give the second 20000.
  */
 const WORKER_BLOCK = 2_000;
 
