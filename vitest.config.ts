@@ -27,7 +27,7 @@ const OWN_HEAP = [
 /** Files that drive a browser (playwright). */
 const BROWSER = ['test/e2e/web.test.ts'];
 
-const SHARED_WORKERS = 5;
+const SHARED_WORKERS = 4;
 
 export default defineConfig({
   // Node resolves `graphql` (no exports map) to its CommonJS entry for the externalised libraries
@@ -49,9 +49,10 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        // Five files at a time on two cores: most of a file's time is spent waiting for a chain, a
+        // Four files at a time on two cores: most of a file's time is spent waiting for a chain, a
         // timer or a child process, not computing (a whole run kept 1.2 cores busy on average; three at
-        // a time took 318 s, four 290 s, five 276 s on one box). Each file's chains, servers and ports are its own
+        // a time took 318 s, four 290 s on one box). Five ran out of PostgreSQL's 100 connections on a
+        // busy box (each file's services hold their pools); four peaked at 82. Each file's chains, servers and ports are its own
         // (test/helpers/ports.ts moves fixed ports by the worker's pool id), and what these files wait
         // for is an event, never the clock. One worker runs many files (no fresh import per file).
         test: {

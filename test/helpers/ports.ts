@@ -1,9 +1,10 @@
 /**
  * Fixed ports of the suites (anvil chains, proxies, servers of their own). Several files run at once
  * (vitest.config.ts), each in a worker with its own pool id, so every worker's ports sit in a block of
- * their own (18645-20310 for the first, 2000 higher for each next pool id); TEST_PORT_OFFSET moves all
- * blocks, so that two checkouts on one machine can run suites at the same time without meeting on a
- * port: give the second 20000.
+ * their own (18645-20310 for the first, 2000 higher for each next pool id, below 32768 where the
+ * kernel's ephemeral ports begin); TEST_PORT_OFFSET moves all blocks, so that two checkouts on one
+ * machine can run suites at the same time without meeting on a port (the moved blocks then reach into
+ * the ephemeral range, where a port may now and then be taken).
  */
 const WORKER_BLOCK = 2_000;
 
