@@ -1,6 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { Redis } from 'ioredis';
 import { createChainClients, rpcClientOptions } from './chain/clients.js';
+import { feedErrorLog } from './chain/parts.js';
+import { createPriceBook } from './chain/prices.js';
 import { ChainRegistry, loadChains } from './chain/registry.js';
 import { migrateQueue, startWebhookWorker } from './delivery/worker.js';
 import type { Devnet } from './devnet/devnet.js';
@@ -163,6 +165,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
       registry = loadChains(config, devnet.chains);
     }
     const clients = createChainClients(registry, rpcClientOptions(config, { metrics, logger }));
+    const prices = createPriceBook(registry, clients, config, feedErrorLog(logger));
     // A URL of another chain or one that is down is reported now, not at the first request.
     await clients.verify();
     // Listen first: with PORT=0 the URLs derived from the port are known only then.
@@ -204,6 +207,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
       redis,
       registry,
       clients,
+      prices,
       metrics,
       apiKeys: apiKeys.cache,
       makerStrategies: makerStrategies.cache,

@@ -12,6 +12,7 @@
  *   BENCH_SECONDS (8) per load run. Writes bench/results/analytics.json.
  */
 
+import { unreadPrices } from '../chain/prices.js';
 import { refreshRollup } from '../indexer/rollup.js';
 import { loadConfig } from '../lib/config.js';
 import { createDb } from '../store/db.js';
@@ -52,7 +53,7 @@ try {
     });
     console.log(`generated in ${generated.seconds} s`);
   }
-  const prices = loadConfig({ ...process.env, INDEXER: 'off' }).tokenPricesUsd;
+  const prices = unreadPrices(chains, loadConfig({ ...process.env, INDEXER: 'off' }).priceOverridesUsd);
   const refreshed = await refreshRollup(db, chains, { prices });
   console.log(`roll-up refreshed in ${refreshed.ms} ms (${refreshed.makersPriced ?? 0} makers priced)`);
   const { rows: sizes } = await db.query(

@@ -18,8 +18,8 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import type { Address } from 'viem';
-import { createChainClients } from '../chain/clients.js';
 import { AQUA_TRAITS, encodeStrategy, strategyHashOf } from '../chain/order.js';
+import { chainParts } from '../chain/parts.js';
 import { buildProgram, salt, xycSwap } from '../chain/program.js';
 import { ChainRegistry } from '../chain/registry.js';
 import { type Indexer, startIndexer } from '../indexer/index.js';
@@ -130,8 +130,7 @@ function services(): Services {
     logger: createLogger('info', 'bench-backfill'),
     db,
     redis: undefined,
-    registry,
-    clients: createChainClients(registry, { rpcTimeoutMs: config.rpcTimeoutMs }),
+    ...chainParts(registry, { rpcTimeoutMs: config.rpcTimeoutMs }, config),
     metrics,
   };
 }

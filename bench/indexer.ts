@@ -16,8 +16,8 @@ import path from 'node:path';
 import pg from 'pg';
 import type { Address, Hash, Hex } from 'viem';
 import { swapCalldata } from '../chain/calldata.js';
-import { createChainClients } from '../chain/clients.js';
 import { decodeStrategy } from '../chain/order.js';
+import { chainParts } from '../chain/parts.js';
 import { ChainRegistry } from '../chain/registry.js';
 import { exactInTakerTraits } from '../chain/takerTraits.js';
 import { startDevnet } from '../devnet/devnet.js';
@@ -67,8 +67,7 @@ function servicesFor(
     logger: createLogger('silent'),
     db,
     redis: undefined,
-    registry,
-    clients: createChainClients(registry, { rpcTimeoutMs: config.rpcTimeoutMs }),
+    ...chainParts(registry, { rpcTimeoutMs: config.rpcTimeoutMs }, config),
   };
 }
 

@@ -12,7 +12,7 @@
  *    of the smallest chain rewound to genesis (`rewindToGenesis`), each one transaction.
  * Prints one JSON object; BENCH_PARTS=chain or BENCH_PARTS=rewind runs one part.
  */
-import { createChainClients } from '../chain/clients.js';
+import { chainParts } from '../chain/parts.js';
 import { ChainRegistry } from '../chain/registry.js';
 import { startAnvil } from '../devnet/anvil.js';
 import { DEVNET_CHAINS } from '../devnet/chains.js';
@@ -42,8 +42,7 @@ function servicesFor(db: Db, url: string, chain: ChainConfig): Services {
     logger,
     db,
     redis: undefined,
-    registry,
-    clients: createChainClients(registry, { rpcTimeoutMs: 5000 }),
+    ...chainParts(registry, { rpcTimeoutMs: 5000 }, config),
   };
 }
 

@@ -365,3 +365,34 @@ export const multicall3Abi = [
     outputs: [{ type: 'uint256', name: 'chainid' }],
   },
 ] as const;
+
+/** The reads of a Chainlink aggregator (AggregatorV3Interface) that price a token (chain/prices.ts). */
+export const aggregatorV3Abi = [
+  {
+    type: 'function',
+    name: 'decimals',
+    stateMutability: 'view',
+    inputs: [],
+    outputs: [{ type: 'uint8' }],
+  },
+  {
+    type: 'function',
+    name: 'latestRoundData',
+    stateMutability: 'view',
+    inputs: [],
+    outputs: [
+      { type: 'uint80', name: 'roundId' },
+      { type: 'int256', name: 'answer' },
+      { type: 'uint256', name: 'startedAt' },
+      { type: 'uint256', name: 'updatedAt' },
+      { type: 'uint80', name: 'answeredInRound' },
+    ],
+  },
+  {
+    type: 'function',
+    name: 'setAnswer',
+    stateMutability: 'nonpayable',
+    inputs: [{ type: 'int256', name: 'answer' }],
+    outputs: [],
+  },
+] as const;

@@ -6,6 +6,7 @@ import type { Abi, Hex } from 'viem';
 import AquaJson from './artifacts/Aqua.json' with { type: 'json' };
 import AquaSwapVMRouterJson from './artifacts/AquaSwapVMRouter.json' with { type: 'json' };
 import Multicall3Json from './artifacts/Multicall3.json' with { type: 'json' };
+import TestPriceFeedJson from './artifacts/TestPriceFeed.json' with { type: 'json' };
 import TestTokenJson from './artifacts/TestToken.json' with { type: 'json' };
 
 export type Artifact = { contractName: string; abi: Abi; bytecode: Hex };
@@ -19,6 +20,7 @@ export const artifacts = {
   Aqua: artifact(AquaJson),
   AquaSwapVMRouter: artifact(AquaSwapVMRouterJson),
   Multicall3: artifact(Multicall3Json),
+  TestPriceFeed: artifact(TestPriceFeedJson),
 } as const satisfies Record<string, Artifact>;
 
 export type ContractName = keyof typeof artifacts;

@@ -28,6 +28,14 @@ export interface DevnetChainSpec {
   showcase?: readonly [string, string];
 }
 
+/**
+ * The USD prices of the devnet's tokens, what it sizes its pools with and what its manifest prices them
+ * at: USDC and USDT at their peg (a fixed `usd`, as the presets give them), EURC through a price feed the
+ * devnet deploys (DEVNET_FEED_SYMBOLS: `usdFeed`, read as a Chainlink feed is, so a test can move it).
+ */
+export const DEVNET_USD_PRICES: Readonly<Record<string, number>> = { USDC: 1, USDT: 1, EURC: 1.08 };
+export const DEVNET_FEED_SYMBOLS: ReadonlySet<string> = new Set(['EURC']);
+
 const ALL_PAIRS = [
   ['USDC', 'USDT'],
   ['USDC', 'EURC'],

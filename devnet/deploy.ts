@@ -10,7 +10,13 @@ import {
 import { erc20Abi } from '../chain/abi.js';
 import { presetOf } from '../lib/chainPresets.js';
 import { artifacts } from './artifacts.js';
-import { type DevnetChainSpec, type DevnetRoles, PILOT_SYMBOLS } from './chains.js';
+import {
+  DEVNET_FEED_SYMBOLS,
+  DEVNET_USD_PRICES,
+  type DevnetChainSpec,
+  type DevnetRoles,
+  PILOT_SYMBOLS,
+} from './chains.js';
 import { units } from './strategies.js';
 import { type DevnetRpc, PipelinedWallet } from './wallet.js';
 
@@ -28,6 +34,10 @@ const MAKER_MINT = units(50_000_000);
 const TAKER_MINT = units(50_000_000);
 const PILOT_MINT = units(1_000_000);
 
+/** A USD feed's answer has 8 decimals, as Chainlink's fiat feeds do. */
+const FEED_DECIMALS = 8;
+const feedAnswer = (usd: number): bigint => BigInt(Math.round(usd * 10 ** FEED_DECIMALS));
+
 const GAS = {
   deploy: 3_000_000n,
   mint: 150_000n,
@@ -40,6 +50,8 @@ export interface DeployedContracts {
   multicall: Address;
   /** By symbol. */
   tokens: Record<string, Address>;
+  /** The USD price feeds of the tokens priced by one (DEVNET_FEED_SYMBOLS), by symbol. */
+  priceFeeds: Record<string, Address>;
 }
 
 /**
@@ -82,6 +94,18 @@ export async function deployAndMint(
   });
   let multicall = nextAddress();
   deployer.send({ data: artifacts.Multicall3.bytecode, gas: GAS.deploy });
+  const priceFeeds: Record<string, Address> = {};
+  for (const symbol of spec.tokens.filter((s) => DEVNET_FEED_SYMBOLS.has(s))) {
+    priceFeeds[symbol] = nextAddress();
+    deployer.send({
+      data: encodeDeployData({
+        abi: artifacts.TestPriceFeed.abi,
+        bytecode: artifacts.TestPriceFeed.bytecode,
+        args: [FEED_DECIMALS, `${symbol} / USD`, feedAnswer(DEVNET_USD_PRICES[symbol]!)],
+      }),
+      gas: GAS.deploy,
+    });
+  }
   transactions += (await deployer.settle()).length;
 
   // The contracts move to the deployed addresses of their chain (chain/presets.ts), so the devnet runs
@@ -128,7 +152,7 @@ export async function deployAndMint(
   }
   const deployed = await deployer.settle();
   transactions += deployed.length;
-  return { contracts: { aqua, router, multicall, tokens }, transactions };
+  return { contracts: { aqua, router, multicall, tokens, priceFeeds }, transactions };
 }
 
 /**

@@ -2,7 +2,13 @@ import { type Address, getAddress, maxUint256 } from 'viem';
 import { approveCalldata, dockCalldata, shipCalldata, swapCalldata } from '../chain/calldata.js';
 import { exactInTakerTraits } from '../chain/takerTraits.js';
 import type { ChainConfig } from '../lib/config.js';
-import { type DevnetChainSpec, type DevnetRoles, PILOT_SYMBOLS, rolesOf } from './chains.js';
+import {
+  DEVNET_USD_PRICES,
+  type DevnetChainSpec,
+  type DevnetRoles,
+  PILOT_SYMBOLS,
+  rolesOf,
+} from './chains.js';
 import { deployAndMint } from './deploy.js';
 import {
   buildStrategy,
@@ -79,7 +85,7 @@ export async function seedChain(
 
   // Round 1: the deployer deploys everything and mints, nonces in sequence (devnet/deploy.ts).
   const deployed = await deployAndMint(rpc, spec, roles);
-  const { aqua, router, multicall, tokens } = deployed.contracts;
+  const { aqua, router, multicall, tokens, priceFeeds } = deployed.contracts;
   counts.transactions += deployed.transactions;
   progress?.('devnet contracts deployed', { chain: spec.key, transactions: deployed.transactions });
 
@@ -245,6 +251,9 @@ export async function seedChain(
       symbol,
       address: getAddress(tokens[symbol]!),
       decimals: TOKEN_DECIMALS,
+      ...(priceFeeds[symbol]
+        ? { usdFeed: getAddress(priceFeeds[symbol]) }
+        : { usd: DEVNET_USD_PRICES[symbol]! }),
     })),
     startBlock: 0,
     // A local chain: nothing to wait for (its reorgs are the ones tests make).

@@ -11,12 +11,11 @@ import {
   xycSwap,
 } from '../chain/program.js';
 import { concentratedRange, peggedArgs } from '../chain/strategyArgs.js';
+import { DEVNET_USD_PRICES } from './chains.js';
 
 /** Devnet strategies: what the makers ship, built with the same encoders the service uses. */
 
 export const TOKEN_DECIMALS = 6;
-/** Reference USD prices the devnet sizes its pools with (EURC as TOKEN_PRICES_USD's default). */
-const USD_PRICE: Record<string, number> = { USDC: 1, USDT: 1, EURC: 1.08 };
 /** Maker (LP) fees on the 1e9 scale; 0 = no FlatFeeAmountIn instruction. */
 const FLAT_FEES_1E9 = [0, 100_000, 300_000, 1_000_000, 3_000_000] as const;
 /** USD depth per side of a shipped pool. */
@@ -103,7 +102,10 @@ export function randomStrategy(
   const depth = pick(random, DEPTHS_USD) * (0.8 + 0.4 * random());
   const skew = 1 + (random() - 0.5) * 0.004;
   const [a, b] = params.symbols;
-  const amounts = [units(depth / (USD_PRICE[a] ?? 1)), units((depth * skew) / (USD_PRICE[b] ?? 1))] as const;
+  const amounts = [
+    units(depth / (DEVNET_USD_PRICES[a] ?? 1)),
+    units((depth * skew) / (DEVNET_USD_PRICES[b] ?? 1)),
+  ] as const;
   return buildStrategy({ ...params, amounts, flatFee1e9: pick(random, FLAT_FEES_1E9) });
 }
 
@@ -146,7 +148,7 @@ export function kindStrategies(params: {
 /** A modest taker input in USD terms (5 to ~500 USD), in base units of the token. */
 export function randomSwapAmount(random: Random, symbol: string): bigint {
   const usd = 5 + random() ** 2 * 495;
-  return units(usd / (USD_PRICE[symbol] ?? 1));
+  return units(usd / (DEVNET_USD_PRICES[symbol] ?? 1));
 }
 
 /** 2100-01-01: a Deadline that does not expire while the devnet runs. */

@@ -86,7 +86,7 @@ export interface ChunkBatch {
 export interface BatchContext {
   chainKey: string;
   registry: ChainRegistry;
-  /** USD price per upper-case symbol (config.tokenPricesUsd). */
+  /** USD price per upper-case symbol when the chunk is indexed (chain/prices.ts). */
   prices: Readonly<Record<string, number>>;
   /** Block number → unix seconds, for every block that holds an event. */
   blockTimes: ReadonlyMap<number, number>;

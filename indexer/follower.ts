@@ -5,7 +5,9 @@
  * it the lock) cannot commit anything more. The lock is indexer/writerLock.ts, the read of a chunk
  * indexer/chunk.ts, the fork search after a reorg indexer/fork.ts.
  */
+
 import type pg from 'pg';
+import type { PriceBook } from '../chain/prices.js';
 import type { ChainRegistry } from '../chain/registry.js';
 import type { ChainConfig } from '../lib/config.js';
 import type { Logger } from '../lib/logger.js';
@@ -24,7 +26,8 @@ export interface FollowerOptions {
   db: Db;
   logger: Logger;
   registry: ChainRegistry;
-  prices: Readonly<Record<string, number>>;
+  /** Prices each chunk's swaps in USD at the prices of the moment it is indexed. */
+  prices: PriceBook;
   /** Blocks behind the head this chain is indexed to (the chain's `confirmations`, or the default). */
   confirmations: number;
   chunkBlocks: number;
@@ -247,7 +250,7 @@ export class ChainFollower {
         {
           chainKey: this.chain.key,
           registry: this.options.registry,
-          prices: this.options.prices,
+          prices: await this.options.prices.usd(),
           blockTimes: chunk.blockTimes,
         },
         chunk.events,

@@ -53,7 +53,7 @@ export async function startIndexer(services: Services, options: IndexerOptions =
         db,
         logger,
         registry,
-        prices: config.tokenPricesUsd,
+        prices: services.prices,
         confirmations: chain.confirmations ?? config.indexerConfirmations,
         chunkBlocks: config.indexerChunkBlocks,
         reorgWindow: config.indexerReorgWindow,
@@ -78,7 +78,7 @@ export async function startIndexer(services: Services, options: IndexerOptions =
     });
 
   const syncNow = (syncOptions: SyncOptions = {}) => Promise.all(followers.map((f) => f.sync(syncOptions)));
-  const refreshNow = () => refreshRollup(db, chains, { prices: config.tokenPricesUsd });
+  const refreshNow = async () => refreshRollup(db, chains, { prices: await services.prices.usd() });
 
   // Repeated failures (a chain's RPC down) are logged when they start and when they end, not per poll.
   const failing = new Map<string, string>();
@@ -114,7 +114,7 @@ export async function startIndexer(services: Services, options: IndexerOptions =
         // Replicas take turns: skip when another one refreshed within most of the interval.
         const result = await refreshRollup(db, chains, {
           minIntervalMs: config.rollupRefreshMs * 0.8,
-          prices: config.tokenPricesUsd,
+          prices: await services.prices.usd(),
         });
         recovered('rollup');
         if (result.refreshed) logger.debug({ ms: result.ms }, 'roll-up refreshed');

@@ -3,7 +3,8 @@
  * replicas started with INDEXER=off). Needs DATABASE_URL and CHAINS_FILE; applies the migrations,
  * follows the chains and refreshes the roll-up until SIGTERM or SIGINT.
  */
-import { createChainClients, rpcClientOptions } from '../chain/clients.js';
+import { rpcClientOptions } from '../chain/clients.js';
+import { chainParts } from '../chain/parts.js';
 import { loadChains } from '../chain/registry.js';
 import { loadConfig } from '../lib/config.js';
 import { createLogger } from '../lib/logger.js';
@@ -26,8 +27,7 @@ const services: Services = {
   logger,
   db,
   redis: undefined,
-  registry,
-  clients: createChainClients(registry, rpcClientOptions(config, { logger })),
+  ...chainParts(registry, rpcClientOptions(config, { logger }), config, logger),
 };
 
 // The first pass is not awaited: a long catch-up runs in the background and a signal stops it.

@@ -14,6 +14,8 @@ export interface PresetToken {
   symbol: string;
   address: string;
   decimals: number;
+  /** Fixed USD price: the dollar stablecoins' peg. A token without one is priced only by the chains file. */
+  usd?: number;
 }
 
 export interface ChainPreset {
@@ -53,8 +55,8 @@ export const CHAIN_PRESETS: Readonly<Record<string, ChainPreset>> = {
     multicall: base.multicall3,
     testnet: false,
     tokens: [
-      { symbol: 'USDC', address: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', decimals: 6 },
-      { symbol: 'USDT', address: '0xfde4C96c8593536E31F229EA8f37b2ADa2699bb2', decimals: 6 },
+      { symbol: 'USDC', address: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', decimals: 6, usd: 1 },
+      { symbol: 'USDT', address: '0xfde4C96c8593536E31F229EA8f37b2ADa2699bb2', decimals: 6, usd: 1 },
     ],
   },
   arc: {
@@ -65,7 +67,7 @@ export const CHAIN_PRESETS: Readonly<Record<string, ChainPreset>> = {
     multicall: arc.multicall3,
     testnet: false,
     // Arc's USDC ERC-20 interface over the native balance (6 decimals; the native unit has 18).
-    tokens: [{ symbol: 'USDC', address: '0x3600000000000000000000000000000000000000', decimals: 6 }],
+    tokens: [{ symbol: 'USDC', address: '0x3600000000000000000000000000000000000000', decimals: 6, usd: 1 }],
     depositSymbols: ['USDC', 'EURC'],
   },
   baseSepolia: {
@@ -75,7 +77,7 @@ export const CHAIN_PRESETS: Readonly<Record<string, ChainPreset>> = {
     router: DEPLOYED_ROUTER,
     multicall: baseSepolia.multicall3,
     testnet: true,
-    tokens: [{ symbol: 'USDC', address: '0x036CbD53842c5426634e7929541eC2318f3dCF7e', decimals: 6 }],
+    tokens: [{ symbol: 'USDC', address: '0x036CbD53842c5426634e7929541eC2318f3dCF7e', decimals: 6, usd: 1 }],
   },
 };
 

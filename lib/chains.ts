@@ -8,11 +8,23 @@ import { CHAIN_PRESETS, presetOf } from './chainPresets.js';
 
 const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte address');
 
-export const tokenConfigSchema = z.object({
-  symbol: z.string().min(1),
-  address,
-  decimals: z.number().int().min(0).max(36),
-});
+export const tokenConfigSchema = z
+  .object({
+    symbol: z.string().min(1),
+    address,
+    decimals: z.number().int().min(0).max(36),
+    /** Its USD price, fixed: a peg the operator states (a dollar stablecoin's 1). */
+    usd: z.number().positive().finite().optional(),
+    /**
+     * A Chainlink-style USD price feed of the token on this chain (`decimals()`, `latestRoundData()`),
+     * read every PRICE_REFRESH_MS (chain/prices.ts).
+     */
+    usdFeed: address.optional(),
+  })
+  .refine((t) => t.usd === undefined || t.usdFeed === undefined, {
+    message: 'give usd (a fixed price) or usdFeed (a price feed), not both',
+    path: ['usdFeed'],
+  });
 
 /** What a chain key looks like: a value of another shape in a request is malformed (400), not unknown (422). */
 export const CHAIN_KEY_SHAPE = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;

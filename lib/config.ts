@@ -73,8 +73,13 @@ const envSchema = z.object({
   ROLLUP_REFRESH_MS: ms(100).default(5000),
   HEALTH_CHECK_MS: ms(100).default(30000),
   HEALTH_CHECK_MAX_WALLETS: z.coerce.number().int().min(1).default(100),
-  /** USD price per token symbol, e.g. `EURC=1.08,WETH=3000`; USDC and USDT default to 1. */
-  TOKEN_PRICES_USD: z.string().default('USDC=1,USDT=1,EURC=1.08'),
+  /**
+   * USD price per token symbol over the chains file's sources, e.g. `EURC=1.08,WETH=3000`: an operator's
+   * override. Unset: prices come from the chains file (a token's `usd` or `usdFeed`) alone.
+   */
+  TOKEN_PRICES_USD: z.string().default(''),
+  /** The longest a price feed's answer is used before it is read again (chain/prices.ts). */
+  PRICE_REFRESH_MS: ms(1000).default(60_000),
   PILOT_BLOCK_WINDOW: z.coerce.number().int().min(1).max(100000).default(500),
   REQUEST_TIMEOUT_MS: ms(100).default(10000),
   /** On SIGTERM: how long /readyz answers 503 while every request is still served, before the listener closes. */
@@ -177,7 +182,9 @@ export interface Config {
   /** Background health check of subscribed positions (position.health_changed): interval, and wallets per run. */
   healthCheckMs: number;
   healthCheckMaxWallets: number;
-  tokenPricesUsd: Record<string, number>;
+  /** TOKEN_PRICES_USD by upper-case symbol: overrides of the chains file's price sources. */
+  priceOverridesUsd: Record<string, number>;
+  priceRefreshMs: number;
   pilotBlockWindow: number;
   requestTimeoutMs: number;
   shutdownGraceMs: number;
@@ -255,6 +262,7 @@ function parseSecretsKey(text: string | undefined): Buffer | undefined {
 
 function parsePrices(text: string): Record<string, number> {
   const prices: Record<string, number> = {};
+  if (text.trim() === '') return prices;
   for (const part of text.split(',')) {
     const [symbol, price] = part.split('=').map((s) => s.trim());
     const value = Number(price);
@@ -318,7 +326,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rollupRefreshMs: e.ROLLUP_REFRESH_MS,
     healthCheckMs: e.HEALTH_CHECK_MS,
     healthCheckMaxWallets: e.HEALTH_CHECK_MAX_WALLETS,
-    tokenPricesUsd: { USDC: 1, USDT: 1, ...parsePrices(e.TOKEN_PRICES_USD) },
+    priceOverridesUsd: parsePrices(e.TOKEN_PRICES_USD),
+    priceRefreshMs: e.PRICE_REFRESH_MS,
     pilotBlockWindow: e.PILOT_BLOCK_WINDOW,
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,

@@ -2,6 +2,7 @@
 // to every layer, so it names their types. Type-only imports: nothing here loads those modules.
 import type { Redis } from 'ioredis';
 import type { ChainClients } from '../chain/clients.js';
+import type { PriceBook } from '../chain/prices.js';
 import type { ChainRegistry } from '../chain/registry.js';
 import type { ApiKeyCache } from '../resolvers/apiKeyCache.js';
 import type { CatalogueEventHub } from '../rest/eventHub.js';
@@ -29,6 +30,8 @@ export interface Services {
   redis: Redis | undefined;
   registry: ChainRegistry;
   clients: ChainClients;
+  /** The USD price of every listed token, from the chains file's sources (chain/prices.ts). */
+  prices: PriceBook;
   /** Prometheus metrics of this instance (GET /metrics); absent where nothing serves them. */
   metrics?: Metrics;
   /**

@@ -1,6 +1,5 @@
 /**
- * USD value of base-unit token amounts at the configured prices (config.tokenPricesUsd, by upper-case
- * symbol): how TVL is priced everywhere (stats roll-up, maker view), as indexer/batch.ts `volumeUsd`
+ * USD value of base-unit token amounts at the prices of chain/prices.ts (by upper-case symbol): how TVL is priced everywhere (stats roll-up, maker view), as indexer/batch.ts `volumeUsd`
  * prices a swap. A token without a symbol, decimals or price counts 0.
  */
 export type UsdPrices = Readonly<Record<string, number>>;

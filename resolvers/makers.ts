@@ -1,7 +1,7 @@
 /**
  * Makers: one maker's positions, TVL, volume and fees, and the makers list. Counts and
  * lifetime totals come from maker_activity (moved with every stored swap), 1/7/30-day windows from
- * maker_hourly, the maker's TVL from its live balances (catalogue_balances) at the configured prices;
+ * maker_hourly, the maker's TVL from its live balances (catalogue_balances) at the price book's prices (chain/prices.ts);
  * the list orders by the TVL priced at the last roll-up refresh (indexer/makerTvl.ts).
  */
 
@@ -113,9 +113,9 @@ export interface MakerTvl {
   tokens: TokenValue[];
 }
 
-/** Live: the maker's balances now (as indexed) at the configured prices. */
+/** Live: the maker's balances now (as indexed) at the prices now. */
 export async function makerTvl(ctx: GraphQLContext, row: MakerRow): Promise<MakerTvl> {
-  const prices = ctx.services.config.tokenPricesUsd;
+  const prices = await ctx.services.prices.usd();
   const balances = await makerBalances(ctx.services.db, row.chain_key, row.maker);
   const tokens = balances.map((b) => ({
     address: b.token,

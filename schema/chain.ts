@@ -1,8 +1,39 @@
+import type { PriceSource } from '../chain/prices.js';
 import type { TokenConfig } from '../lib/config.js';
 import { type ChainView, listChains } from '../resolvers/catalogue/chains.js';
 import type { ChainRollup } from '../store/rollups.js';
 import { builder } from './builder.js';
+import { PriceSourceKind } from './enums.js';
 import { as } from './valueFormats.js';
+
+const TokenPrice = builder.objectRef<PriceSource>('TokenPrice').implement({
+  description:
+    "A token's USD price and where it comes from. Every USD figure of the catalogue (volume, TVL, fees) prices the token so.",
+  fields: (t) => ({
+    usd: t.float({
+      description: 'USD per whole token now; null while a feed has not answered yet.',
+      nullable: true,
+      resolve: (p) => p.usd,
+    }),
+    source: t.field({
+      type: PriceSourceKind,
+      description: 'Where the price comes from.',
+      resolve: (p) => p.source,
+    }),
+    feed: t.string({
+      description: 'The price feed read (source feed); null otherwise.',
+      nullable: true,
+      extensions: as('address'),
+      resolve: (p) => p.feed,
+    }),
+    updatedAt: t.field({
+      type: 'DateTime',
+      description: "When the feed's answer was last updated on its chain (source feed); null otherwise.",
+      nullable: true,
+      resolve: (p) => p.updatedAt,
+    }),
+  }),
+});
 
 const ChainToken = builder.objectRef<TokenConfig>('ChainToken').implement({
   description: 'A token the operator lists on a chain.',
@@ -10,6 +41,16 @@ const ChainToken = builder.objectRef<TokenConfig>('ChainToken').implement({
     symbol: t.exposeString('symbol', { description: 'Token symbol as the operator lists it (e.g. USDC).' }),
     address: t.exposeString('address', { description: 'Token contract address.' }),
     decimals: t.exposeInt('decimals', { description: 'Token decimals.' }),
+    price: t.field({
+      type: TokenPrice,
+      nullable: true,
+      description:
+        'Its USD price and its source; null when nothing prices it (then it counts 0 USD in every figure, never 1).',
+      resolve: async (token, _args, ctx) => {
+        await ctx.services.prices.usd();
+        return ctx.services.prices.source(token.symbol) ?? null;
+      },
+    }),
   }),
 });
 

@@ -37,6 +37,13 @@ export const ProgramKind = enumOf('ProgramKind', "The curve a strategy's program
   other: 'Any other program.',
 });
 
+/** Where a token's USD price comes from (chain/prices.ts). */
+export const PriceSourceKind = enumOf('PriceSourceKind', "Where a token's USD price comes from.", {
+  override: "The operator's TOKEN_PRICES_USD, over the chains file.",
+  fixed: "A fixed price the chains file states for the token (a dollar stablecoin's peg of 1).",
+  feed: 'A Chainlink-style USD price feed on the chain the chains file names, read every PRICE_REFRESH_MS.',
+});
+
 /** Where a position stands, as the service observes it on chain. */
 export const PositionState = enumOf(
   'PositionState',

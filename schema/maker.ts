@@ -53,7 +53,7 @@ const TokenBalance = builder.objectRef<TokenValue>('MakerTokenBalance').implemen
 
 const MakerTvl = builder.objectRef<MakerTvlView>('MakerTvl').implement({
   description:
-    "A maker's total value locked: the live virtual balances of its open strategies (as indexed, so as fresh as the indexer) times the configured USD prices (TOKEN_PRICES_USD).",
+    "A maker's total value locked: the live virtual balances of its open strategies (as indexed, so as fresh as the indexer) times the tokens' USD prices now (each token's source in /api/chains).",
   fields: (t) => ({
     usd: t.exposeFloat('usd', { description: 'Sum of the tokens, USD.', extensions: as('usd') }),
     tokens: t.field({ type: [TokenBalance], description: 'Per token.', resolve: (v) => v.tokens }),

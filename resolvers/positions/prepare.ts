@@ -178,7 +178,7 @@ export async function preparePosition(
     input.strategy,
     deposited(intent),
     makerFee1e9,
-    ctx.services.config.tokenPricesUsd,
+    await ctx.services.prices.usd(),
   );
   const fingerprint = fingerprintOf({
     chain: chain.key,

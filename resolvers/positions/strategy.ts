@@ -74,8 +74,8 @@ function depositPrice(d: Deposits): number {
 }
 
 /**
- * The market's price of the second deposit's token in the first's, from the configured USD prices
- * (TOKEN_PRICES_USD); null when either token has none, and then nothing is checked against it.
+ * The market's price of the second deposit's token in the first's, from the tokens' USD prices
+ * (chain/prices.ts); null when either token has none, and then nothing is checked against it.
  */
 function marketPrice(prices: UsdPrices, d: Deposits): number | null {
   const first = priceOf(prices, d.first.token.symbol);

@@ -50,7 +50,10 @@ function chainBody(chain: ChainItem) {
           ? [
               key,
               Object.fromEntries(
-                chain.tokens.map((t) => [t.symbol, { address: t.address, decimals: t.decimals }]),
+                chain.tokens.map((t) => [
+                  t.symbol,
+                  { address: t.address, decimals: t.decimals, price: t.price },
+                ]),
               ),
             ]
           : [key, value],

@@ -6,6 +6,7 @@ import {
   StatsDocument,
   StrategyDetailDocument,
   StrategyFieldsFragmentDoc,
+  TokenPriceFieldsFragmentDoc,
 } from '../generated/graphql.js';
 import { fragmentSchema, operationSchema } from '../openapi/fromSelection.js';
 import { address, component, componentName, meta, readBody } from './common.js';
@@ -18,6 +19,7 @@ import { decodedStrategy } from './program.js';
  */
 
 const pairStats = component('PairStats', fragmentSchema(PairStatsFieldsFragmentDoc));
+const tokenPrice = component('TokenPrice', fragmentSchema(TokenPriceFieldsFragmentDoc));
 
 /** rest/operations/Stats.graphql: the roll-up's two times go to `meta`, not to the body. */
 export const stats = component(
@@ -35,7 +37,17 @@ export const chain = component(
     omit: ['rollupUpdatedAt', 'dataAsOf'],
     replace: {
       tokens: z
-        .record(z.string(), z.object({ address, decimals: z.int().min(0) }))
+        .record(
+          z.string(),
+          z.object({
+            address,
+            decimals: z.int().min(0),
+            price: tokenPrice.nullable().meta({
+              description:
+                'Its USD price and its source; null when nothing prices it (it then counts 0 USD, never 1).',
+            }),
+          }),
+        )
         .meta({ description: 'Symbol → token. Live: never hardcode it.' }),
     },
   }),

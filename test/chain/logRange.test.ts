@@ -8,7 +8,7 @@
  */
 import type { Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ChainClients, createChainClients } from '../../chain/clients.js';
+import { chainParts } from '../../chain/parts.js';
 import { ChainRegistry } from '../../chain/registry.js';
 import { type Anvil, startAnvil } from '../../devnet/anvil.js';
 import { DEVNET_CHAINS } from '../../devnet/chains.js';
@@ -45,13 +45,13 @@ async function freshDb(): Promise<{ url: string; db: Db }> {
 
 function servicesFor(t: { url: string; db: Db }, chain: ChainConfig, metrics: Metrics): Services {
   const registry = new ChainRegistry([chain]);
-  const clients: ChainClients = createChainClients(registry, { rpcTimeoutMs: 5000 });
   const config = loadConfig({
     LOG_LEVEL: 'silent',
     DATABASE_URL: t.url,
     INDEXER_CHUNK_BLOCKS: String(CHUNK),
   });
-  return { config, logger: createLogger('silent'), db: t.db, redis: undefined, registry, clients, metrics };
+  const parts = chainParts(registry, { rpcTimeoutMs: 5000 }, config);
+  return { config, logger: createLogger('silent'), db: t.db, redis: undefined, ...parts, metrics };
 }
 
 async function logRangeGauge(metrics: Metrics): Promise<number | undefined> {

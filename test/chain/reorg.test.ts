@@ -12,8 +12,8 @@
 import type { Address, Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dockCalldata, shipCalldata, swapCalldata } from '../../chain/calldata.js';
-import { type ChainClients, createChainClients } from '../../chain/clients.js';
 import { decodeStrategy, encodeStrategy, strategyHashOf } from '../../chain/order.js';
+import { type ChainParts, chainParts } from '../../chain/parts.js';
 import { buildProgram, salt, xycSwap } from '../../chain/program.js';
 import { ChainRegistry } from '../../chain/registry.js';
 import { exactInTakerTraits } from '../../chain/takerTraits.js';
@@ -49,8 +49,7 @@ let anvil: Anvil;
 let seeded: SeededChain;
 /** The test's own maker: not one of the devnet's makers, so the bot never docks its strategies. */
 let maker: Address;
-let registry: ChainRegistry;
-let clients: ChainClients;
+let parts: ChainParts;
 let bot: ActivityBot | undefined;
 let follower: Indexer;
 let followed: TestDb;
@@ -74,7 +73,7 @@ function servicesFor(t: TestDb): Services {
     INDEXER_POLL_MS: '50',
     ROLLUP_REFRESH_MS: '300',
   });
-  return { config, logger: createLogger('silent'), db: t.db, redis: undefined, registry, clients, metrics };
+  return { config, logger: createLogger('silent'), db: t.db, redis: undefined, ...parts, metrics };
 }
 
 const call = <T>(method: string, params: unknown[] = []) =>
@@ -193,8 +192,7 @@ beforeAll(async () => {
     amount: 10n ** 15n,
   });
   for (let i = 0; i < 2; i++) await waitForReceipts(seeded.rpc, [await ship().send()], 10_000);
-  registry = new ChainRegistry([seeded.config]);
-  clients = createChainClients(registry, { rpcTimeoutMs: 5000 });
+  parts = chainParts(new ChainRegistry([seeded.config]), { rpcTimeoutMs: 5000 }, loadConfig({}));
   followed = await freshDb();
   follower = await startIndexer(servicesFor(followed), { background: true, awaitFirstSync: true });
   indexers.push(follower);
@@ -257,7 +255,7 @@ describe('reorgs under load', () => {
         );
         const at = Number(rows[0]?.last_block ?? -1);
         if (at < newHead) return false;
-        const block = await clients.get('base').getBlock({ blockNumber: BigInt(at) });
+        const block = await parts.clients.get('base').getBlock({ blockNumber: BigInt(at) });
         return rows[0]?.last_block_hash === block.hash;
       });
 

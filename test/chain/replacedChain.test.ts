@@ -12,8 +12,8 @@ import { pino } from 'pino';
 import type { Address, Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { shipCalldata } from '../../chain/calldata.js';
-import { createChainClients } from '../../chain/clients.js';
 import { encodeStrategy, strategyHashOf } from '../../chain/order.js';
+import { chainParts } from '../../chain/parts.js';
 import { buildProgram, salt, xycSwap } from '../../chain/program.js';
 import { ChainRegistry } from '../../chain/registry.js';
 import { migrateQueue } from '../../delivery/worker.js';
@@ -66,8 +66,14 @@ function servicesFor(database: Db, url: string, registry: ChainRegistry): Servic
     ROLLUP_REFRESH_MS: '300',
     INDEXER_REORG_WINDOW: String(WINDOW),
   });
-  const clients = createChainClients(registry, { rpcTimeoutMs: 5000 });
-  return { config, logger, db: database, redis: undefined, registry, clients, metrics };
+  return {
+    config,
+    logger,
+    db: database,
+    redis: undefined,
+    ...chainParts(registry, { rpcTimeoutMs: 5000 }, config),
+    metrics,
+  };
 }
 
 const call = <T>(method: string, params: unknown[] = []) =>

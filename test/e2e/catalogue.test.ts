@@ -5,6 +5,7 @@ import type { Address, Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { aquaAbi } from '../../chain/abi.js';
 import { dockCalldata } from '../../chain/calldata.js';
+import { DEVNET_USD_PRICES } from '../../devnet/chains.js';
 import type { Devnet } from '../../devnet/devnet.js';
 import { query } from '../../store/db.js';
 import { startSeededDevnet } from '../helpers/devnetSnapshot.js';
@@ -107,7 +108,14 @@ describe('catalogue over the devnet', () => {
         countsAvailable: true,
       });
       for (const token of chain.tokens) {
-        expect(shown.tokens[token.symbol]).toEqual({ address: token.address, decimals: token.decimals });
+        // Priced as the manifest says: a fixed peg, or the feed the devnet deployed (read live).
+        expect(shown.tokens[token.symbol]).toMatchObject({
+          address: token.address,
+          decimals: token.decimals,
+          price: token.usdFeed
+            ? { usd: DEVNET_USD_PRICES[token.symbol], source: 'feed', feed: token.usdFeed }
+            : { usd: token.usd, source: 'fixed', feed: null, updatedAt: null },
+        });
       }
       expect(shown.counts.strategies).toBeGreaterThan(0);
       expect(shown.indexer.lastBlock).toBeGreaterThan(0);

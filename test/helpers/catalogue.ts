@@ -28,9 +28,10 @@ export function fixtureChains(count: 2 | 3 = 2): ChainConfig[] {
     testnet: false,
     startBlock: 0,
     tokens: [
-      { symbol: 'USDC', address: addr(base + 0x10), decimals: 6 },
-      { symbol: 'USDT', address: addr(base + 0x11), decimals: 6 },
-      { symbol: 'EURC', address: addr(base + 0x12), decimals: 6 },
+      { symbol: 'USDC', address: addr(base + 0x10), decimals: 6, usd: 1 },
+      { symbol: 'USDT', address: addr(base + 0x11), decimals: 6, usd: 1 },
+      // A fixed price of its own, as a chains file may give it (the devnet reads a feed instead).
+      { symbol: 'EURC', address: addr(base + 0x12), decimals: 6, usd: 1.08 },
     ],
   });
   const chains = [chain('base', 8453, 'Base', 0x1000), chain('arc', 5042, 'Arc', 0x2000)];

@@ -2,7 +2,7 @@
  * A migrated database of its own with graphile-worker's schema and one endpoint (`wh_1` of key `k1`)
  * holding one pending delivery (`msg_1`): the store's webhook statements run against it directly.
  */
-import { createChainClients } from '../../chain/clients.js';
+import { chainParts } from '../../chain/parts.js';
 import { ChainRegistry } from '../../chain/registry.js';
 import { migrateQueue } from '../../delivery/worker.js';
 import { loadConfig } from '../../lib/config.js';
@@ -15,15 +15,14 @@ export async function startWebhookStore(): Promise<{ db: Db; stop(): Promise<voi
   const database = await createTestDatabase();
   const db = createDb(database.url, 2);
   await migrate(db);
-  const registry = new ChainRegistry([]);
+  const config = loadConfig({ DATABASE_URL: database.url });
   await migrateQueue(
     {
-      config: loadConfig({ DATABASE_URL: database.url }),
+      config,
       logger: createLogger('silent'),
       db,
       redis: undefined,
-      registry,
-      clients: createChainClients(registry, { rpcTimeoutMs: 1000 }),
+      ...chainParts(new ChainRegistry([]), { rpcTimeoutMs: 1000 }, config),
     },
     db,
   );

@@ -177,7 +177,7 @@ beforeAll(async () => {
   await write(chunk, 65);
   await write(chunk, 65); // a replayed range changes nothing
   await write(dockChunk, 70);
-  await refreshRollup(svc.services.db, chains, { prices: svc.services.config.tokenPricesUsd });
+  await refreshRollup(svc.services.db, chains, { prices: await svc.services.prices.usd() });
 }, 60_000);
 
 afterAll(async () => {

@@ -5,8 +5,8 @@ import { type Address, type Hex, maxUint256 } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { aquaAbi } from '../../chain/abi.js';
 import { dockCalldata, shipCalldata, swapCalldata } from '../../chain/calldata.js';
-import { type ChainClients, createChainClients } from '../../chain/clients.js';
 import { AQUA_TRAITS, decodeStrategy, encodeStrategy, strategyHashOf } from '../../chain/order.js';
+import { type ChainParts, chainParts } from '../../chain/parts.js';
 import { buildProgram, salt, xycSwap } from '../../chain/program.js';
 import { ChainRegistry } from '../../chain/registry.js';
 import { exactInTakerTraits } from '../../chain/takerTraits.js';
@@ -39,7 +39,7 @@ interface TestDb {
 let devnet: Devnet;
 let dataDir: string;
 let registry: ChainRegistry;
-let clients: ChainClients;
+let parts: ChainParts;
 let main: TestDb;
 const databases: TestDb[] = [];
 const indexers: Indexer[] = [];
@@ -61,7 +61,7 @@ function servicesFor(t: TestDb, env: Record<string, string> = {}): Services {
     ROLLUP_REFRESH_MS: '200',
     ...env,
   });
-  return { config, logger: createLogger('silent'), db: t.db, redis: undefined, registry, clients };
+  return { config, logger: createLogger('silent'), db: t.db, redis: undefined, ...parts };
 }
 
 async function indexerFor(
@@ -135,7 +135,7 @@ beforeAll(async () => {
   // No activity bot ticks during the suite: the history is the seed plus what the tests do.
   devnet = await startSeededDevnet({ basePort: BASE_PORT, dataDir, activityMs: 3_600_000 });
   registry = new ChainRegistry(devnet.chains);
-  clients = createChainClients(registry, { rpcTimeoutMs: 5000 });
+  parts = chainParts(registry, { rpcTimeoutMs: 5000 }, loadConfig({}));
   main = await freshDb();
 });
 
@@ -266,7 +266,7 @@ describe('indexer over the devnet', () => {
     // Live balances follow Pulled/Pushed exactly: compare with Aqua's rawBalances.
     for (const chain of registry.list()) {
       const active = rows.filter((r) => r.chain_key === chain.key && r.status === 'active');
-      const results = await clients.get(chain.key).multicall({
+      const results = await parts.clients.get(chain.key).multicall({
         allowFailure: false,
         contracts: active.flatMap((r) =>
           [r.token_a, r.token_b].map(
@@ -394,7 +394,7 @@ describe('indexer over the devnet', () => {
     }
     const heads = new Map<string, number>();
     for (const chain of registry.list())
-      heads.set(chain.key, Number(await clients.get(chain.key).getBlockNumber()));
+      heads.set(chain.key, Number(await parts.clients.get(chain.key).getBlockNumber()));
     const minHead = Math.min(...heads.values());
 
     // The reference: one clean run.
@@ -435,7 +435,7 @@ describe('indexer over the devnet', () => {
     expect(await catalogueSnapshot(broken)).toEqual(reference);
 
     // 4. Replays: checkpoints moved back (to a block with its right hash), then removed altogether.
-    const block = await clients.get('base').getBlock({ blockNumber: BigInt(half) });
+    const block = await parts.clients.get('base').getBlock({ blockNumber: BigInt(half) });
     await broken.db.query(
       "UPDATE indexer_checkpoints SET last_block = $1, last_block_hash = $2 WHERE chain_key = 'base'",
       [half, block.hash],

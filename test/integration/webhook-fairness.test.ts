@@ -9,7 +9,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createChainClients } from '../../chain/clients.js';
+import { chainParts } from '../../chain/parts.js';
 import { ChainRegistry } from '../../chain/registry.js';
 import { migrateQueue, startWebhookWorker, type WebhookWorker } from '../../delivery/worker.js';
 import { recordHealth } from '../../domain/positionEvents.js';
@@ -31,19 +31,18 @@ let drop: () => Promise<void>;
 const running: Array<{ stop(): Promise<void> }> = [];
 
 function servicesWith(env: Record<string, string>): Services {
-  const registry = new ChainRegistry([chain]);
+  const config = loadConfig({
+    DATABASE_URL: url,
+    WEBHOOK_ALLOW_PRIVATE: '1',
+    WEBHOOK_ALLOW_HTTP: '1',
+    ...env,
+  });
   return {
-    config: loadConfig({
-      DATABASE_URL: url,
-      WEBHOOK_ALLOW_PRIVATE: '1',
-      WEBHOOK_ALLOW_HTTP: '1',
-      ...env,
-    }),
+    config,
     logger: createLogger((process.env.TEST_LOG_LEVEL ?? 'silent') as 'silent'),
     db,
     redis: undefined,
-    registry,
-    clients: createChainClients(registry, { rpcTimeoutMs: 1000 }),
+    ...chainParts(new ChainRegistry([chain]), { rpcTimeoutMs: 1000 }, config),
   };
 }
 

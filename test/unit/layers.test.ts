@@ -29,6 +29,7 @@ const RANK: Record<string, number> = {
 const EXCEPTIONS = new Set([
   // The services bag: type-only, it names what service.ts builds and hands to every layer.
   'lib/services.ts -> chain/clients.ts',
+  'lib/services.ts -> chain/prices.ts',
   'lib/services.ts -> chain/registry.ts',
   'lib/services.ts -> resolvers/apiKeyCache.ts',
   'lib/services.ts -> rest/eventHub.ts',
