@@ -166,6 +166,8 @@ export async function startService(config: Config, options: ServiceOptions = {})
     }
     const clients = createChainClients(registry, rpcClientOptions(config, { metrics, logger }));
     const prices = createPriceBook(registry, clients, config, feedErrorLog(logger));
+    // The feeds read once before the first request, so no request waits for them.
+    await prices.refresh();
     // A URL of another chain or one that is down is reported now, not at the first request.
     await clients.verify();
     // Listen first: with PORT=0 the URLs derived from the port are known only then.

@@ -9,6 +9,7 @@ import { pruneCatalogueEvents } from '../store/catalogueEvents.js';
 import { ChainFollower, type SyncOptions, type SyncResult } from './follower.js';
 import { type HealthCheckRun, startHealthCheck } from './healthCheck.js';
 import { type RefreshResult, refreshRollup } from './rollup.js';
+import { createWalletReader, type WalletReadRun } from './walletReader.js';
 
 export type { SyncResult } from './follower.js';
 export type { HealthCheckRun } from './healthCheck.js';
@@ -41,6 +42,8 @@ export interface Indexer {
   syncNow(options?: SyncOptions): Promise<SyncResult[]>;
   /** Re-reads the health of the subscribed positions on the chains this process leads now (healthCheck.ts). */
   checkHealthNow(): Promise<HealthCheckRun>;
+  /** Reads the wallets of makers with open balances on the chains this process leads now (walletReader.ts). */
+  readWalletsNow(): Promise<WalletReadRun>;
 }
 
 export async function startIndexer(services: Services, options: IndexerOptions = {}): Promise<Indexer> {
@@ -138,6 +141,7 @@ export async function startIndexer(services: Services, options: IndexerOptions =
     chains: () => [...led],
     background: options.background ?? true,
   });
+  const wallets = createWalletReader(services, { chains: () => [...led] });
   const tracked = (result: SyncResult) => {
     if (result.led) led.add(result.chain);
     else led.delete(result.chain);
@@ -189,7 +193,9 @@ export async function startIndexer(services: Services, options: IndexerOptions =
     };
     const first = firstPass();
     const startLoops = first.then(() => {
-      if (!stopped) loops.push(...followers.map(followLoop), refreshLoop());
+      if (stopped) return;
+      loops.push(...followers.map(followLoop), refreshLoop());
+      wallets.start();
     });
     if (options.awaitFirstSync ?? true) await startLoops;
     else loops.push(startLoops);
@@ -203,9 +209,11 @@ export async function startIndexer(services: Services, options: IndexerOptions =
       await Promise.all(followers.map((f) => f.stop()));
       await Promise.all(loops);
       await health.stop();
+      await wallets.stop();
     },
     refreshNow,
     syncNow: (syncOptions?: SyncOptions) => syncNow(syncOptions).then((results) => results.map(tracked)),
     checkHealthNow: () => health.runNow(),
+    readWalletsNow: () => wallets.runNow(),
   };
 }

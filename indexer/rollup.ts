@@ -4,9 +4,11 @@
  * `volume_hourly` (at most chains × pairs × hours rows); neither `swaps` nor the million rows of
  * `strategies` is scanned. All queries read one snapshot, so the chains, pairs and totals agree.
  */
+
 import type { ChainConfig } from '../lib/config.js';
 import { amountUsd, cents, type UsdPrices } from '../lib/usd.js';
 import type { Db } from '../store/db.js';
+import { pullableBalances } from '../store/makerWallets.js';
 import {
   CATALOGUE_ROLLUP,
   type CatalogueRollup,
@@ -118,6 +120,7 @@ export async function computeRollup(
   const makers = (await db.query<{ chain_key: string | null; makers: number }>(MAKERS, [keys])).rows;
   const volumes = (await db.query<VolumeRow>(VOLUMES, [keys, w.d1, w.d7, w.d30])).rows;
   const balances = (await db.query<BalanceRow>(BALANCES, [keys])).rows;
+  const pullable = await pullableBalances(db, keys);
 
   const chainRollups = new Map<string, ChainRollup & { pairSet: Set<string> }>();
   for (const c of chains) {
@@ -132,6 +135,7 @@ export async function computeRollup(
       volume_30d_usd: 0,
       swaps_30d: 0,
       tvl_usd: 0,
+      pullable_usd: 0,
       last_activity: null,
       pairSet: new Set(),
     });
@@ -208,9 +212,15 @@ export async function computeRollup(
     if (p) p.tvl_usd = (p.tvl_usd ?? 0) + usd;
   }
 
+  for (const b of pullable) {
+    const c = chainRollups.get(b.chain_key);
+    if (c) c.pullable_usd = (c.pullable_usd ?? 0) + amountUsd(prices, b);
+  }
+
   const chainList: ChainRollup[] = [...chainRollups.values()].map(({ pairSet, ...c }) => ({
     ...c,
     tvl_usd: cents(c.tvl_usd ?? 0),
+    pullable_usd: cents(c.pullable_usd ?? 0),
     pairs: pairSet.size,
     volume_1d_usd: cents(c.volume_1d_usd),
     volume_7d_usd: cents(c.volume_7d_usd),
@@ -240,6 +250,7 @@ export async function computeRollup(
       volume_7d_usd: cents(sum((c) => c.volume_7d_usd)),
       volume_30d_usd: cents(sum((c) => c.volume_30d_usd)),
       tvl_usd: cents(sum((c) => c.tvl_usd ?? 0)),
+      pullable_usd: cents(sum((c) => c.pullable_usd ?? 0)),
       last_activity: latest(...chainList.map((c) => c.last_activity)),
     },
     chains: chainList,

@@ -73,6 +73,9 @@ const envSchema = z.object({
   ROLLUP_REFRESH_MS: ms(100).default(5000),
   HEALTH_CHECK_MS: ms(100).default(30000),
   HEALTH_CHECK_MAX_WALLETS: z.coerce.number().int().min(1).default(100),
+  /** Makers' wallets read for pullable liquidity (indexer/walletReader.ts): interval, and wallets per run and chain. */
+  WALLET_READ_MS: ms(100).default(60_000),
+  WALLET_READ_MAX_WALLETS: z.coerce.number().int().min(1).max(100_000).default(1000),
   /**
    * USD price per token symbol over the chains file's sources, e.g. `EURC=1.08,WETH=3000`: an operator's
    * override. Unset: prices come from the chains file (a token's `usd` or `usdFeed`) alone.
@@ -182,6 +185,8 @@ export interface Config {
   /** Background health check of subscribed positions (position.health_changed): interval, and wallets per run. */
   healthCheckMs: number;
   healthCheckMaxWallets: number;
+  walletReadMs: number;
+  walletReadMaxWallets: number;
   /** TOKEN_PRICES_USD by upper-case symbol: overrides of the chains file's price sources. */
   priceOverridesUsd: Record<string, number>;
   priceRefreshMs: number;
@@ -326,6 +331,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rollupRefreshMs: e.ROLLUP_REFRESH_MS,
     healthCheckMs: e.HEALTH_CHECK_MS,
     healthCheckMaxWallets: e.HEALTH_CHECK_MAX_WALLETS,
+    walletReadMs: e.WALLET_READ_MS,
+    walletReadMaxWallets: e.WALLET_READ_MAX_WALLETS,
     priceOverridesUsd: parsePrices(e.TOKEN_PRICES_USD),
     priceRefreshMs: e.PRICE_REFRESH_MS,
     pilotBlockWindow: e.PILOT_BLOCK_WINDOW,

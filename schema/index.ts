@@ -3,6 +3,7 @@ import './apiKey.js';
 import './chain.js';
 import './health.js';
 import './maker.js';
+import './liquidity.js';
 import './pilot.js';
 import './preparedPosition.js';
 import './rebalance.js';

@@ -37,8 +37,13 @@ const StatsTotals = builder
       }),
       tvlUsd: t.float({
         description:
-          'Total value locked over every chain, USD: live virtual balances of open strategies at the configured prices, as of the roll-up.',
+          "Total value locked over every chain, USD: the open strategies' live virtual balances at the tokens' prices, as of the roll-up. Counts what the strategies hold, not what their makers' wallets can pay out (pullableUsd).",
         resolve: (x) => x.tvl_usd ?? 0,
+      }),
+      pullableUsd: t.float({
+        description:
+          "What the open strategies can really pay out over every chain, USD: per maker and token the smaller of their virtual balances, the wallet's balance and its allowance to Aqua (one wallet and one allowance serve all of a maker's strategies), as of the indexer's last wallet reads (every WALLET_READ_MS; a maker not read yet counts 0).",
+        resolve: (x) => x.pullable_usd ?? 0,
       }),
       lastActivity: t.field({
         description: 'Latest ship, dock or swap over every chain; null when none.',
@@ -79,8 +84,14 @@ const ChainStats = builder.objectRef<ChainRollup>('ChainStats').implement({
       description: 'Settled volume over the last 30 days, USD.',
     }),
     tvlUsd: t.float({
-      description: 'Total value locked on the chain, USD, as of the roll-up.',
+      description:
+        "Total value locked on the chain, USD: the open strategies' virtual balances, as of the roll-up.",
       resolve: (x) => x.tvl_usd ?? 0,
+    }),
+    pullableUsd: t.float({
+      description:
+        "What the chain's open strategies can really pay out, USD (the smaller of virtual balance, wallet balance and allowance per maker and token), as of the last wallet reads.",
+      resolve: (x) => x.pullable_usd ?? 0,
     }),
     lastActivity: t.field({
       description: 'Latest ship, dock or swap on the chain; null when none.',

@@ -15,7 +15,16 @@ export interface Tvl {
   tvl_usd?: number;
 }
 
-export interface ChainRollup extends VolumeWindows, Tvl {
+/**
+ * What the open strategies can really pay out: per maker and token the smaller of their virtual balances,
+ * the wallet's balance and its allowance (pullable_balances, migration 026), as of the last wallet reads.
+ * Absent from roll-ups written before it.
+ */
+export interface Pullable {
+  pullable_usd?: number;
+}
+
+export interface ChainRollup extends VolumeWindows, Tvl, Pullable {
   chain: string;
   chain_id: number;
   /** Open (active) strategies. */
@@ -42,7 +51,8 @@ export interface PairRollup extends VolumeWindows, Tvl {
  */
 export interface CatalogueRollup {
   totals: VolumeWindows &
-    Tvl & {
+    Tvl &
+    Pullable & {
       strategies: number;
       makers: number;
       pairs: number;

@@ -116,6 +116,7 @@ const makerRoute: RestRoute = {
       chainId: m.chainId,
       positions: m.positions,
       tvl: m.tvl,
+      liquidity: m.liquidity,
       volume: { d1: windowOf(d1), d7: windowOf(d7), d30: windowOf(d30), lifetime: totals(lifetime) },
       lastSwapAt: m.lastSwapAt,
       strategies: m.strategies.edges.map((e) => e.node),

@@ -29,7 +29,7 @@ export const maker = component(
   operationSchema(MakerDocument, ['maker'], {
     omit: ['activity', 'strategies'],
     after: {
-      tvl: {
+      liquidity: {
         volume: z
           .object({ d1: volumeWindow, d7: volumeWindow, d30: volumeWindow, lifetime: activityTotals })
           .meta({

@@ -289,6 +289,9 @@ describe('reorgs under load', () => {
     await follower.stop();
     expect(await catalogueSnapshot(followed)).toEqual(await catalogueSnapshot(fresh));
 
+    // The makers' wallets, read by both from the final chain (the follower's loop read them earlier).
+    await follower.readWalletsNow();
+    await indexer.readWalletsNow();
     await follower.refreshNow();
     await indexer.refreshNow();
     const a = (await readRollup(followed.db))!.payload;

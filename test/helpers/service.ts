@@ -34,6 +34,9 @@ export async function startTestService(
     INTERNAL_TOKEN,
     LOG_LEVEL: 'silent',
     REDIS_PREFIX: `test:${randomBytes(4).toString('hex')}:`,
+    // Price feeds read once, at start: a later read would count among the RPC calls a test counts.
+    // (test/e2e/prices.test.ts moves a feed and asks for its own interval.)
+    PRICE_REFRESH_MS: String(2 ** 31 - 1),
     ...(database ? { DATABASE_URL: database.url } : {}),
     ...options.env,
   });

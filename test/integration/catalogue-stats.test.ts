@@ -59,8 +59,9 @@ describe('GET /api/stats', () => {
         'pairs',
         'rollup_updated_at',
         'strategies',
-        // Additive (SPEC §9): total value locked.
+        // Additive (SPEC §9): total value locked, and what the strategies can really pay out.
         'tvl_usd',
+        'pullable_usd',
         'volume_1d_usd',
         'volume_30d_usd',
         'volume_7d_usd',
@@ -172,10 +173,12 @@ describe('GET /api/chains', () => {
       counts: { strategies: rollup.chains[0]!.count, makers: 4, pairs: 2, swaps30d: 12 },
       indexer: { lastBlock: 1234 },
     });
+    // Each token priced by the fixed price its chains entry states (additive: price).
+    const fixed = (usd: number) => ({ usd, source: 'fixed', feed: null, updatedAt: null });
     expect(b.tokens).toEqual({
-      USDC: { address: base.tokens[0]!.address, decimals: 6 },
-      USDT: { address: base.tokens[1]!.address, decimals: 6 },
-      EURC: { address: base.tokens[2]!.address, decimals: 6 },
+      USDC: { address: base.tokens[0]!.address, decimals: 6, price: fixed(1) },
+      USDT: { address: base.tokens[1]!.address, decimals: 6, price: fixed(1) },
+      EURC: { address: base.tokens[2]!.address, decimals: 6, price: fixed(1.08) },
     });
     expect(Number.isInteger(body.meta.freshnessSeconds)).toBe(true);
   });
