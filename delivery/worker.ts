@@ -25,7 +25,7 @@ import {
   fixPayload,
   recordAttempt,
   releaseClaim,
-  requeueStaleClaims,
+  unlockStaleClaims,
 } from '../store/webhookWorker.js';
 import { openSecret } from './secrets.js';
 import { type AttemptResult, postSigned } from './send.js';
@@ -65,6 +65,9 @@ export function deliveryTask(services: Services): Task {
     const workerId = helpers.job.locked_by ?? 'unknown';
     const d = await claimDelivery(db, payload.deliveryId, payload.generation, workerId);
     if (!d) return;
+    // A leftover claim (its holder died, or a failure could not release it): graphile-worker runs this
+    // job again after its backoff, by when the sweep has released a dead worker's claim.
+    if (d === 'held') throw new Error(`delivery ${payload.deliveryId} is still claimed; trying again later`);
     if (d.disabled_at) {
       await releaseClaim(db, d.delivery_id);
       return;
@@ -207,7 +210,7 @@ export async function startWebhookWorker(services: Services, pool: Db): Promise<
   const staleMs = 2 * config.webhooks.timeoutMs + 5_000;
   const sweep = setInterval(
     () => {
-      requeueStaleClaims(db, staleMs).then(
+      unlockStaleClaims(db, staleMs).then(
         (workers) => {
           if (workers.length > 0) logger.warn({ workers }, 'webhook attempts of a dead worker released');
         },

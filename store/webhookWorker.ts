@@ -27,16 +27,17 @@ export interface ClaimedDelivery {
 
 /**
  * Marks a pending delivery of this generation as being attempted by `workerId`; undefined when there is
- * nothing to do (delivered, given up, replayed since, or its endpoint deleted) or when another worker
- * holds it: a second job of the same attempt (a put-off attempt's, a swept claim's) must not send the
- * same message twice. A holder that died is released and re-queued by `requeueStaleClaims`.
+ * nothing to do (delivered, given up, replayed since, or its endpoint deleted); `held` when a claim is
+ * still on it. A delivery's jobs run one at a time (they share a named queue), so a claim found at the
+ * start of a job is a leftover: a dead worker's (released by `unlockStaleClaims`) or one a failure could
+ * not release. The job is then tried again later, never made beside it.
  */
 export async function claimDelivery(
   db: Db,
   deliveryId: string,
   generation: number,
   workerId: string,
-): Promise<ClaimedDelivery | undefined> {
+): Promise<ClaimedDelivery | 'held' | undefined> {
   const { rows } = await db.query<ClaimedDelivery>(
     `UPDATE webhook_deliveries d SET claimed_by = $3, claimed_at = now()
        FROM webhooks w
@@ -47,7 +48,13 @@ export async function claimDelivery(
         w.consecutive_failures, w.circuit_open_until`,
     [deliveryId, generation, workerId],
   );
-  return rows[0];
+  if (rows[0]) return rows[0];
+  const held = await db.query(
+    `SELECT 1 FROM webhook_deliveries
+      WHERE delivery_id = $1 AND generation = $2 AND status = 'pending' AND claimed_by IS NOT NULL`,
+    [deliveryId, generation],
+  );
+  return (held.rowCount ?? 0) > 0 ? 'held' : undefined;
 }
 
 export async function releaseClaim(db: Db, deliveryId: string): Promise<void> {
@@ -120,6 +127,11 @@ export async function recordAttempt(db: Db, r: AttemptRecord): Promise<AttemptRe
         r.nextAttemptAt,
       ],
     );
+    // Released whatever the generation: a replay made meanwhile waits for this attempt's claim to go.
+    await client.query(
+      'UPDATE webhook_deliveries SET claimed_by = NULL, claimed_at = NULL WHERE delivery_id = $1',
+      [r.deliveryId],
+    );
     const status = r.outcome === 'delivered' ? 'succeeded' : r.outcome === 'exhausted' ? 'failed' : 'pending';
     await client.query(
       `UPDATE webhook_deliveries SET attempts = $3, status = $4, next_attempt_at = $5, claimed_by = NULL,
@@ -179,29 +191,26 @@ export async function deferAttempt(
 }
 
 /**
- * Deliveries claimed longer ago than an attempt can last: their worker died mid-attempt (graphile-worker
- * 0.16 would keep its job and its queue locked for 4 hours). Each is released and its attempt made again
- * at once (at least once); the dead workers' ids are returned for the log.
+ * The graphile-worker ids holding a delivery longer than an attempt can last: their process died
+ * mid-attempt (graphile-worker 0.16 would keep such a job, and its queue, locked for 4 hours). Released,
+ * and unlocked through graphile-worker's public SQL API, so the job runs again at once (at least once).
  */
-export async function requeueStaleClaims(db: Db, staleMs: number): Promise<string[]> {
+export async function unlockStaleClaims(db: Db, staleMs: number): Promise<string[]> {
   return inTransaction(db, async (client) => {
     // RETURNING gives the new row: the worker ids are read from the rows as they were.
-    const { rows } = await client.query<{ claimed_by: string; delivery_id: string; generation: number }>(
+    const { rows } = await client.query<{ claimed_by: string }>(
       `WITH stale AS (
          SELECT delivery_id, claimed_by FROM webhook_deliveries
           WHERE claimed_by IS NOT NULL AND claimed_at < now() - make_interval(secs => $1::float8 / 1000)
           FOR UPDATE SKIP LOCKED)
        UPDATE webhook_deliveries d SET claimed_by = NULL, claimed_at = NULL
          FROM stale WHERE d.delivery_id = stale.delivery_id
-       RETURNING stale.claimed_by, d.delivery_id, d.generation`,
+       RETURNING stale.claimed_by`,
       [staleMs],
     );
     const workers = [...new Set(rows.map((r) => r.claimed_by))];
-    // Unlocked through graphile-worker's public SQL API: the dead worker also holds its job's named queue.
     if (workers.length > 0)
       await client.query('SELECT graphile_worker.force_unlock_workers($1::text[])', [workers]);
-    // Queued again too, in case its job is gone (it failed and was retried while the claim was held).
-    for (const r of rows) await client.query(ADD_DELIVERY_JOB, [r.delivery_id, r.generation, null]);
     return workers;
   });
 }
