@@ -168,6 +168,12 @@ export async function startService(config: Config, options: ServiceOptions = {})
     const prices = createPriceBook(registry, clients, config, feedErrorLog(logger));
     // The feeds read once before the first request, so no request waits for them.
     await prices.refresh();
+    const unpriced = prices.unpriced(registry);
+    if (unpriced.length > 0)
+      logger.warn(
+        { symbols: unpriced },
+        'tokens without a USD price (usd or usdFeed in the chains file): they count 0 USD',
+      );
     // A URL of another chain or one that is down is reported now, not at the first request.
     await clients.verify();
     // Listen first: with PORT=0 the URLs derived from the port are known only then.

@@ -120,7 +120,7 @@ export class PriceBook {
 
   /** Reads every feed now (and waits for it): after a test moves a feed, or at start. */
   async refresh(): Promise<UsdPrices> {
-    if (this.reading) await this.reading;
+    while (this.reading) await this.reading;
     this.reading = this.readFeeds().finally(() => (this.reading = null));
     await this.reading;
     return this.table;
@@ -129,6 +129,12 @@ export class PriceBook {
   /** Every symbol that has a source, and its price now. */
   sources(): PriceSource[] {
     return [...this.sourcesBySymbol.values()];
+  }
+
+  /** The symbols the chains list that nothing prices (they count 0 USD): said at start. */
+  unpriced(registry: ChainRegistry): string[] {
+    const symbols = new Set(registry.list().flatMap((c) => c.tokens.map((t) => t.symbol.toUpperCase())));
+    return [...symbols].filter((s) => !this.sourcesBySymbol.has(s)).sort();
   }
 
   source(symbol: string): PriceSource | undefined {

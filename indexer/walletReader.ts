@@ -7,7 +7,7 @@
  * Every WALLET_READ_MS (and once at start), per chain this process leads: up to WALLET_READ_MAX_WALLETS
  * makers with open balances (never read first, then those that swapped since their last read, then the
  * least recently read), `balanceOf` and `allowance(maker, aqua)` of each token of their open strategies,
- * WALLETS_PER_CALL wallets per multicall. The pullable sums of the chain are computed again after each
+ * PAIRS_PER_CALL (maker, token) pairs per multicall. The pullable sums of the chain are computed again after each
  * run. A wallet's read is at most ceil(makers / WALLET_READ_MAX_WALLETS) × WALLET_READ_MS old.
  */
 import type { Address } from 'viem';
@@ -15,8 +15,8 @@ import { erc20Abi } from '../chain/abi.js';
 import type { Services } from '../lib/services.js';
 import { recordWalletReads, type WalletRead, walletsToRead } from '../store/makerWallets.js';
 
-/** Wallets per multicall: 2 reads per token, about 2 tokens each, keeps one eth_call under ~40 kB. */
-const WALLETS_PER_CALL = 100;
+/** (maker, token) pairs per multicall: two reads each, one eth_call of about 40 kB of calldata. */
+const PAIRS_PER_CALL = 200;
 
 export interface WalletReadRun {
   /** Wallets read per chain. */
@@ -41,44 +41,55 @@ export function createWalletReader(
   let failing: string | null = null;
 
   const readChain = async (chainKey: string): Promise<number> => {
+    let firstBatchError: unknown;
     const chain = registry.get(chainKey);
     if (!chain) return 0;
     const wallets = await walletsToRead(db, chainKey, config.walletReadMaxWallets);
+    const pairs = wallets.flatMap((w) => w.tokens.map((token) => ({ maker: w.maker, token })));
     const reads: WalletRead[] = [];
     const readAt = new Date();
-    for (let i = 0; i < wallets.length; i += WALLETS_PER_CALL) {
-      const batch = wallets.slice(i, i + WALLETS_PER_CALL);
-      const pairs = batch.flatMap((w) => w.tokens.map((token) => ({ maker: w.maker, token })));
-      const answers = await clients.get(chainKey).multicall({
-        allowFailure: true,
-        batchSize: 0,
-        contracts: pairs.flatMap(({ maker, token }) => [
-          {
-            address: token as Address,
-            abi: erc20Abi,
-            functionName: 'balanceOf',
-            args: [maker as Address],
-          } as const,
-          {
-            address: token as Address,
-            abi: erc20Abi,
-            functionName: 'allowance',
-            args: [maker as Address, chain.aqua as Address],
-          } as const,
-        ]),
-      });
-      pairs.forEach((p, j) => {
-        const balance = answers[2 * j];
-        const allowance = answers[2 * j + 1];
-        // A token that does not answer (not an ERC-20 there) pays nothing out.
-        reads.push({
-          ...p,
-          balance: balance?.status === 'success' ? (balance.result as bigint) : 0n,
-          allowance: allowance?.status === 'success' ? (allowance.result as bigint) : 0n,
+    let failed = 0;
+    // Batches of (maker, token) pairs, not of wallets: a maker of many tokens cannot swell one eth_call
+    // past a node's limits, and a batch that fails leaves the others' reads in (its wallets come first
+    // again next run).
+    for (let i = 0; i < pairs.length; i += PAIRS_PER_CALL) {
+      const batch = pairs.slice(i, i + PAIRS_PER_CALL);
+      try {
+        const answers = await clients.get(chainKey).multicall({
+          allowFailure: true,
+          batchSize: 0,
+          contracts: batch.flatMap(({ maker, token }) => [
+            {
+              address: token as Address,
+              abi: erc20Abi,
+              functionName: 'balanceOf',
+              args: [maker as Address],
+            } as const,
+            {
+              address: token as Address,
+              abi: erc20Abi,
+              functionName: 'allowance',
+              args: [maker as Address, chain.aqua as Address],
+            } as const,
+          ]),
         });
-      });
+        batch.forEach((p, j) => {
+          const balance = answers[2 * j];
+          const allowance = answers[2 * j + 1];
+          // A token that does not answer (not an ERC-20 there) pays nothing out.
+          reads.push({
+            ...p,
+            balance: balance?.status === 'success' ? (balance.result as bigint) : 0n,
+            allowance: allowance?.status === 'success' ? (allowance.result as bigint) : 0n,
+          });
+        });
+      } catch (error) {
+        failed += 1;
+        if (failed === 1) firstBatchError = error;
+      }
     }
     await recordWalletReads(db, chainKey, reads, readAt);
+    if (failed > 0) throw firstBatchError;
     return wallets.length;
   };
 

@@ -142,8 +142,14 @@ export function resolveChainEntry(entry: ChainEntry, index = 0): ChainConfig {
   ];
   if (urls.length === 0) throw new Error(`${where}: rpcUrls: at least one RPC URL is required`);
   const merged = new Map<string, TokenConfig>();
-  for (const token of [...(preset?.tokens ?? []), ...(tokens ?? [])])
-    merged.set(token.symbol.toUpperCase(), token);
+  for (const token of preset?.tokens ?? []) merged.set(token.symbol.toUpperCase(), token);
+  for (const token of tokens ?? []) {
+    const symbol = token.symbol.toUpperCase();
+    const presetUsd = merged.get(symbol)?.usd;
+    // An entry's USDC at another address keeps the preset's price unless it gives a price of its own.
+    const priced = token.usd !== undefined || token.usdFeed !== undefined;
+    merged.set(symbol, !priced && presetUsd !== undefined ? { ...token, usd: presetUsd } : token);
+  }
   const candidate = {
     ...(preset ? { ...preset, tokens: undefined } : {}),
     ...fields,

@@ -22,8 +22,12 @@ export async function walletsToRead(db: Db, chain: string, limit: number): Promi
          FROM catalogue_balances WHERE chain_key = $1 AND amount > 0 GROUP BY maker)
      SELECT o.maker, o.tokens
        FROM open o
-       LEFT JOIN LATERAL (SELECT min(read_at) AS read_at FROM maker_wallets w
-                           WHERE w.chain_key = $1 AND w.maker = o.maker) r ON true
+       -- Over its open tokens only: a token not read yet makes the maker unread (read first), and a
+       -- token it no longer holds open does not keep it the least recently read for ever.
+       LEFT JOIN LATERAL (SELECT CASE WHEN count(w.read_at) = count(*) THEN min(w.read_at) END AS read_at
+                            FROM unnest(o.tokens) AS t(token)
+                            LEFT JOIN maker_wallets w
+                              ON w.chain_key = $1 AND w.maker = o.maker AND w.token = t.token) r ON true
        LEFT JOIN maker_activity a ON a.chain_key = $1 AND a.maker = o.maker
       ORDER BY r.read_at IS NOT NULL, coalesce(a.last_swap_at > r.read_at, false) DESC, r.read_at, o.maker
       LIMIT $2`,

@@ -70,7 +70,8 @@ export async function strategyLiquidityOf(
 
 /**
  * Active while it can pay something out: open, and at its maker's last wallet read (or before the
- * first) some token's pullable amount is above 0. Docked, or nothing pullable on any side: inactive.
+ * first) some token's pullable amount is above 0; open with no known balances is active too. Docked, or
+ * nothing pullable on any side: inactive.
  */
 export async function strategyStateOf(
   ctx: GraphQLContext,
@@ -79,6 +80,8 @@ export async function strategyStateOf(
   if (row.status === 'docked') return 'inactive';
   const { tokens } = await strategyLiquidityOf(ctx, row);
   const read = tokens.filter((t) => t.pullable !== null);
+  // Figures unknown (a strategy of other than two tokens keeps no balances): open is all it says.
+  if (tokens.every((t) => t.virtual === null)) return 'active';
   if (read.length === 0)
     return tokens.some((t) => t.virtual !== null && BigInt(t.virtual) > 0n) ? 'active' : 'inactive';
   return read.some((t) => BigInt(t.pullable!) > 0n) ? 'active' : 'inactive';

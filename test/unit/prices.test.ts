@@ -56,6 +56,22 @@ describe('price sources', () => {
     expect(amountUsd(table, { symbol: 'WETH', decimals: 18, amount: 10n ** 18n })).toBe(0);
   });
 
+  it('keeps the preset’s peg for a token an entry lists again without a price of its own', () => {
+    const [base] = chains([
+      {
+        key: 'base',
+        rpcUrls: ['https://base.example'],
+        feeReceiver: FEE,
+        tokens: [
+          { symbol: 'USDC', address: EURC, decimals: 6 },
+          { symbol: 'USDT', address: FEED, decimals: 6, usd: 0.999 },
+        ],
+      },
+    ]);
+    expect(base!.tokens.find((t) => t.symbol === 'USDC')).toMatchObject({ address: EURC, usd: 1 });
+    expect(base!.tokens.find((t) => t.symbol === 'USDT')).toMatchObject({ usd: 0.999 });
+  });
+
   it('lets TOKEN_PRICES_USD override any source, by symbol in any case', () => {
     const served = chains([{ key: 'base', rpcUrls: ['https://base.example'], feeReceiver: FEE }]);
     const overrides = loadConfig({ TOKEN_PRICES_USD: 'usdt=0.998,EURC=1.17' }).priceOverridesUsd;
