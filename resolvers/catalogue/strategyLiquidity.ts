@@ -20,10 +20,19 @@ export interface StrategyLiquidityView {
 // biome-ignore lint/complexity/useMathMinMax: bigints, which Math.min does not take.
 const min = (...values: bigint[]) => values.reduce((a, b) => (b < a ? b : a));
 
-export async function strategyLiquidityOf(
-  ctx: GraphQLContext,
-  row: StrategyView,
-): Promise<StrategyLiquidityView> {
+/** Per row of a request: `state` and `liquidity` selected together read the wallet once. */
+const computed = new WeakMap<StrategyView, Promise<StrategyLiquidityView>>();
+
+export function strategyLiquidityOf(ctx: GraphQLContext, row: StrategyView): Promise<StrategyLiquidityView> {
+  let view = computed.get(row);
+  if (!view) {
+    view = liquidityOf(ctx, row);
+    computed.set(row, view);
+  }
+  return view;
+}
+
+async function liquidityOf(ctx: GraphQLContext, row: StrategyView): Promise<StrategyLiquidityView> {
   const tokens = await strategyTokens(ctx, row);
   const [wallet, prices] = await Promise.all([
     walletOf(
