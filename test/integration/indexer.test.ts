@@ -503,7 +503,7 @@ describe('the service with its embedded indexer', () => {
       expect(rollup.totals.volume_1d_usd).toBeGreaterThan(0);
       expect(rollup.chains.every((c) => c.count > 0)).toBe(true);
       const ready = await fetch(`${service.url}/readyz`);
-      expect(ready.status).toBe(200);
+      expect(ready.status, await ready.clone().text()).toBe(200);
     } finally {
       await service.stop();
     }
