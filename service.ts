@@ -96,7 +96,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
       parts.push(() => [postgres.status()]);
       databaseUrl = embedded.url;
     }
-    const db = createDb(databaseUrl);
+    const db = createDb(databaseUrl, config.databasePoolMax);
     stops.push(() => db.end());
     const metrics = new Metrics();
     metrics.trackPool(db);

@@ -36,6 +36,8 @@ const envSchema = z.object({
   /** statement_timeout of the /graphql pool, so one analytics query cannot hold a connection for long. */
   ANALYTICS_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(5000),
   DATABASE_URL: z.string().url().optional(),
+  /** Connections of the public paths' store pool (the analytics, export and webhook pools are apart). */
+  DATABASE_POOL_MAX: z.coerce.number().int().min(2).max(200).default(10),
   REDIS_URL: z.string().url().optional(),
   /** Prefix of every Redis key, so deployments (and test runs) can share one Redis. */
   REDIS_PREFIX: z.string().max(64).default('gw:'),
@@ -163,6 +165,7 @@ export interface Config {
   analyticsToken: string | undefined;
   analyticsStatementTimeoutMs: number;
   databaseUrl: string | undefined;
+  databasePoolMax: number;
   redisUrl: string | undefined;
   redisPrefix: string;
   redisCommandTimeoutMs: number;
@@ -310,6 +313,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     analyticsToken: e.ANALYTICS_TOKEN,
     analyticsStatementTimeoutMs: e.ANALYTICS_STATEMENT_TIMEOUT_MS,
     databaseUrl: e.DATABASE_URL,
+    databasePoolMax: e.DATABASE_POOL_MAX,
     redisUrl: e.REDIS_URL,
     redisPrefix: e.REDIS_PREFIX,
     redisCommandTimeoutMs: e.REDIS_COMMAND_TIMEOUT_MS,

@@ -37,6 +37,10 @@ export async function startTestService(
     // Price feeds read once, at start: a later read would count among the RPC calls a test counts.
     // (test/e2e/prices.test.ts moves a feed and asks for its own interval.)
     PRICE_REFRESH_MS: String(2 ** 31 - 1),
+    // Four files run at once, each with one or more services on the machine's PostgreSQL (100
+    // connections): small pools, so a run never meets "too many clients".
+    DATABASE_POOL_MAX: '6',
+    WEBHOOK_CONCURRENCY: '4',
     ...(database ? { DATABASE_URL: database.url } : {}),
     ...options.env,
   });
