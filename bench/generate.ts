@@ -243,7 +243,7 @@ export async function generateCatalogue(db: Db, options: GenerateOptions): Promi
       await setCountingTriggers(a, 'DISABLE');
       triggersOff = true;
       await a.query(
-        'TRUNCATE strategies, swaps, volume_hourly, balance_changes, strategy_hourly, maker_hourly, maker_activity, catalogue_balances, catalogue_pair_balances',
+        'TRUNCATE strategies, swaps, volume_hourly, balance_changes, strategy_hourly, maker_hourly, maker_activity, catalogue_balances, catalogue_pair_balances, strategy_earnings_hourly, maker_earnings_hourly, maker_rankings',
       );
       await a.query('DELETE FROM rollups WHERE name = $1', ['catalogue']);
       indexes = await indexesOf(a, ['strategies', 'swaps']);
@@ -311,6 +311,10 @@ export async function generateCatalogue(db: Db, options: GenerateOptions): Promi
     await phase('analytics roll-ups rebuilt', async () => {
       await a.query('SELECT analytics_rebuild()');
     });
+    // Fees in token units and the liquidity deltas of migration 027: each strategy's balance as of its ship.
+    await phase('earnings roll-ups rebuilt', async () => {
+      await a.query('SELECT earnings_recount(NULL, NULL, NULL)');
+    });
 
     // Statistics everywhere; the visibility map (index-only scans) where the read paths want it.
     await phase('analyze', async () => {
@@ -319,7 +323,14 @@ export async function generateCatalogue(db: Db, options: GenerateOptions): Promi
         (async () => {
           await b.query('VACUUM (ANALYZE) strategies');
           await b.query('VACUUM (ANALYZE) volume_hourly');
-          for (const table of ['strategy_hourly', 'maker_hourly', 'maker_activity', 'catalogue_balances'])
+          for (const table of [
+            'strategy_hourly',
+            'maker_hourly',
+            'maker_activity',
+            'catalogue_balances',
+            'strategy_earnings_hourly',
+            'maker_earnings_hourly',
+          ])
             await b.query(`VACUUM (ANALYZE) ${table}`);
         })(),
       ]);

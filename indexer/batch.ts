@@ -50,6 +50,8 @@ export interface BalanceRow {
   token: string;
   kind: 'pull' | 'push';
   amount: string;
+  /** Block time (ISO), for the time-weighted liquidity of migration 027. */
+  time: string;
 }
 
 export interface SwapRow {
@@ -208,6 +210,7 @@ export function buildBatch(ctx: BatchContext, events: readonly ChainEvent[]): Ch
           token: e.token,
           kind: e.kind === 'Pulled' ? 'pull' : 'push',
           amount: e.amount.toString(),
+          time: timeOf(ctx, times, e.blockNumber),
         });
         break;
       case 'Docked':

@@ -14,7 +14,8 @@
  * - ships: the strategy row is deleted (first_seen_at goes with it; a ship in the new blocks is a new
  *   observation).
  * The analytics roll-ups (strategy_hourly, maker_hourly, maker_activity, and the fees of volume_hourly)
- * of the buckets those swaps fell in are recounted from the swaps that remain.
+ * of the buckets those swaps fell in are recounted from the swaps that remain; the earnings buckets
+ * (migration 027) of every strategy those blocks touched, and of their makers, from the events that remain.
  * The live stream's events of those blocks (catalogue_events) are deleted, and one `chain.rewound`
  * event tells its clients to refetch what they show of the chain.
  * The counts of the roll-up (catalogue_pair_counts, catalogue_makers) follow through the triggers on
@@ -66,7 +67,7 @@ WITH gone AS (
   FROM delta d
   WHERE s.chain_key = $1 AND s.strategy_hash = d.strategy_hash
 )
-SELECT count(*)::int AS n FROM gone`;
+SELECT count(*)::int AS n, coalesce(array_agg(DISTINCT strategy_hash), '{}') AS hashes FROM gone`;
 
 // Docks of the orphaned blocks (of strategies shipped before the fork): active again, with the
 // balances of every remaining Pulled/Pushed (a dock zeroed them; nothing before it did).
@@ -88,10 +89,11 @@ SET status = 'active', docked_block = NULL, docked_at = NULL, docked_seen_at = N
   balance_b = CASE WHEN s.token_b IS NULL THEN NULL ELSE u.b END
 FROM undone u
 WHERE s.chain_key = $1 AND s.strategy_hash = u.strategy_hash
-RETURNING coalesce(s.pair_key, '') AS pair_key`;
+RETURNING coalesce(s.pair_key, '') AS pair_key, s.strategy_hash`;
 
 const DELETE_STRATEGIES = `
-DELETE FROM strategies WHERE chain_key = $1 AND shipped_block > $2 RETURNING coalesce(pair_key, '') AS pair_key`;
+DELETE FROM strategies WHERE chain_key = $1 AND shipped_block > $2
+RETURNING coalesce(pair_key, '') AS pair_key, strategy_hash, maker`;
 
 // The triggers keep counts exactly but the latest ship/dock times only as maxima: for the pairs whose
 // strategies were deleted or undocked, they are taken again from the rows.
@@ -205,9 +207,15 @@ export async function rewindChain(
       hour: Date;
       n: number;
     }>(DELETE_SWAPS, [key, fork.number, router]);
-    const balances = await client.query<{ n: number }>(DELETE_BALANCES, [key, fork.number]);
-    const docks = await client.query<{ pair_key: string }>(UNDO_DOCKS, [key, fork.number]);
-    const strategies = await client.query<{ pair_key: string }>(DELETE_STRATEGIES, [key, fork.number]);
+    const balances = await client.query<{ n: number; hashes: string[] }>(DELETE_BALANCES, [key, fork.number]);
+    const docks = await client.query<{ pair_key: string; strategy_hash: string }>(UNDO_DOCKS, [
+      key,
+      fork.number,
+    ]);
+    const strategies = await client.query<{ pair_key: string; strategy_hash: string; maker: string }>(
+      DELETE_STRATEGIES,
+      [key, fork.number],
+    );
     const pairs = [...new Set([...docks.rows, ...strategies.rows].map((r) => r.pair_key))];
     if (pairs.length > 0) await client.query(RETIME_PAIRS, [key, pairs]);
     const touched = [...new Set(swaps.rows.map((r) => r.strategy_hash))];
@@ -223,6 +231,18 @@ export async function rewindChain(
       ]);
     }
     await recountAnalytics(client, key, router, swaps.rows);
+    const earned = new Set([
+      ...swaps.rows.map((r) => r.strategy_hash),
+      ...(balances.rows[0]?.hashes ?? []),
+      ...docks.rows.map((r) => r.strategy_hash),
+      ...strategies.rows.map((r) => r.strategy_hash),
+    ]);
+    if (earned.size > 0)
+      await client.query('SELECT earnings_recount($1, $2, $3)', [
+        key,
+        [...earned],
+        [...new Set(strategies.rows.map((r) => r.maker))],
+      ]);
     // The live stream's events of the orphaned blocks: a stream resumed from before them does not get
     // them (the new blocks' events follow with new ids; a client that saw them already refetches on
     // the swaps or docks that follow).
@@ -288,6 +308,9 @@ export async function rewindToGenesis(
       'volume_hourly',
       'strategy_hourly',
       'maker_hourly',
+      'strategy_earnings_hourly',
+      'maker_earnings_hourly',
+      'maker_rankings',
       'strategies',
       'indexer_blocks',
       'maker_activity',

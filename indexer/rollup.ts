@@ -16,6 +16,7 @@ import {
   type PairRollup,
   writeRollup,
 } from '../store/rollups.js';
+import { refreshMakerRankings } from './makerRankings.js';
 import { refreshMakerTvl } from './makerTvl.js';
 
 /** Advisory-lock namespace of the roll-up refresh (one refresher at a time across replicas). */
@@ -266,6 +267,8 @@ export interface RefreshResult {
   rollup?: CatalogueRollup;
   /** Makers whose TVL was priced again (their balances changed since): indexer/makerTvl.ts. */
   makersPriced?: number;
+  /** Rows of the makers leaderboard whose figures changed: indexer/makerRankings.ts. */
+  makersRanked?: number;
 }
 
 /**
@@ -275,7 +278,7 @@ export interface RefreshResult {
  */
 export async function refreshRollup(
   db: Db,
-  chains: readonly Pick<ChainConfig, 'key' | 'chainId'>[],
+  chains: readonly (Pick<ChainConfig, 'key' | 'chainId'> & Partial<Pick<ChainConfig, 'tokens'>>)[],
   options: { minIntervalMs?: number; prices?: UsdPrices } = {},
 ): Promise<RefreshResult> {
   const started = performance.now();
@@ -317,7 +320,11 @@ export async function refreshRollup(
       await client.query('COMMIT').catch(() => {});
     }
     // Outside the snapshot: it updates rows the indexer writes (READ COMMITTED retries nothing).
-    if (result.refreshed) result.makersPriced = await refreshMakerTvl(client, options.prices ?? {});
+    if (result.refreshed) {
+      result.makersPriced = await refreshMakerTvl(client, options.prices ?? {});
+      const tokens = chains.flatMap((c) => (c.tokens ?? []).map((t) => ({ chain: c.key, ...t })));
+      result.makersRanked = await refreshMakerRankings(client, tokens, options.prices ?? {});
+    }
     return done(result);
   } finally {
     client.release();

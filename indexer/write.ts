@@ -50,26 +50,51 @@ ON CONFLICT (chain_key, strategy_hash) DO NOTHING`;
 
 // A strategy's balance is keyed by (maker, app, hash) in Aqua: a delta applies only to that row.
 // Deltas come from the rows RETURNING gives back, i.e. only from the rows this statement inserted.
+// The same deltas move the earnings buckets of the strategy and its maker (migration 027): the sum
+// and the sum of δ·(seconds into the hour) of each (token, hour).
+const HOUR = `date_trunc('hour', block_time AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'`;
 const INSERT_BALANCES = `
 WITH inserted AS (
   INSERT INTO balance_changes (chain_key, tx_hash, log_index, block_number, strategy_hash, maker, app, token, kind,
-    amount)
+    amount, block_time)
   SELECT $1, t.* FROM unnest($2::text[], $3::int[], $4::bigint[], $5::text[], $6::text[], $7::text[], $8::text[],
-    $9::text[], $10::numeric[]) AS t
+    $9::text[], $10::numeric[], $11::timestamptz[]) AS t
   ON CONFLICT (chain_key, tx_hash, log_index) DO NOTHING
-  RETURNING strategy_hash, maker, app, token, kind, amount
-), delta AS (
-  SELECT s.strategy_hash,
-    sum(CASE WHEN i.kind = 'push' THEN i.amount ELSE -i.amount END) FILTER (WHERE i.token = s.token_a) AS da,
-    sum(CASE WHEN i.kind = 'push' THEN i.amount ELSE -i.amount END) FILTER (WHERE i.token = s.token_b) AS db
+  RETURNING strategy_hash, maker, app, token, kind, amount, block_time
+), matched AS (
+  SELECT s.strategy_hash, s.maker, i.token, i.token = s.token_a AS is_a,
+    CASE WHEN i.kind = 'push' THEN i.amount ELSE -i.amount END AS d,
+    ${HOUR} AS hour, i.block_time
   FROM inserted i
   JOIN strategies s ON s.chain_key = $1 AND s.strategy_hash = i.strategy_hash AND s.maker = i.maker AND s.app = i.app
-  GROUP BY s.strategy_hash
+  WHERE i.token IN (s.token_a, s.token_b)
+), delta AS (
+  SELECT strategy_hash, sum(d) FILTER (WHERE is_a) AS da, sum(d) FILTER (WHERE NOT is_a) AS db
+  FROM matched GROUP BY strategy_hash
+), updated AS (
+  UPDATE strategies s
+  SET balance_a = s.balance_a + coalesce(d.da, 0), balance_b = s.balance_b + coalesce(d.db, 0)
+  FROM delta d
+  WHERE s.chain_key = $1 AND s.strategy_hash = d.strategy_hash
+), ${earningsDeltas('matched')}`;
+
+/**
+ * The two inserts that add signed balance deltas (`d`, at `block_time`, in `hour`) of a CTE to the
+ * earnings buckets of their strategies and makers.
+ */
+function earningsDeltas(from: string): string {
+  const seconds = 'sum(d * floor(extract(epoch FROM block_time - hour)))';
+  return `strategy_deltas AS (
+  INSERT INTO strategy_earnings_hourly AS e (chain_key, strategy_hash, token, hour, delta, delta_seconds)
+  SELECT $1, strategy_hash, token, hour, sum(d), ${seconds} FROM ${from} GROUP BY 2, 3, 4
+  ON CONFLICT (chain_key, strategy_hash, token, hour) DO UPDATE
+  SET delta = e.delta + EXCLUDED.delta, delta_seconds = e.delta_seconds + EXCLUDED.delta_seconds
 )
-UPDATE strategies s
-SET balance_a = s.balance_a + coalesce(d.da, 0), balance_b = s.balance_b + coalesce(d.db, 0)
-FROM delta d
-WHERE s.chain_key = $1 AND s.strategy_hash = d.strategy_hash`;
+INSERT INTO maker_earnings_hourly AS e (chain_key, maker, token, hour, delta, delta_seconds)
+SELECT $1, maker, token, hour, sum(d), ${seconds} FROM ${from} GROUP BY 2, 3, 4
+ON CONFLICT (chain_key, maker, token, hour) DO UPDATE
+SET delta = e.delta + EXCLUDED.delta, delta_seconds = e.delta_seconds + EXCLUDED.delta_seconds`;
+}
 
 // Volume counts only swaps of a stored strategy attached to this router (PROTOCOL: "Swapped logs of
 // the router whose orderHash is a shipped strategy hash"), bucketed by the strategy's pair and the
@@ -84,11 +109,15 @@ WITH inserted AS (
   SELECT $1, t.* FROM unnest($3::text[], $4::int[], $5::bigint[], $6::timestamptz[], $7::text[], $8::text[],
     $9::text[], $10::text[], $11::text[], $12::numeric[], $13::numeric[], $14::float8[]) AS t
   ON CONFLICT (chain_key, tx_hash, log_index) DO NOTHING
-  RETURNING strategy_hash, block_time, volume_usd
+  RETURNING strategy_hash, block_time, volume_usd, token_in, amount_in
 ), counted AS (
   SELECT i.*, date_trunc('hour', i.block_time AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS hour, s.pair_key, s.maker,
     i.volume_usd * (1 - f.protocol_1e9 / 1e9::float8) * f.maker_1e9 / 1e9::float8 AS maker_fee,
-    i.volume_usd * f.protocol_1e9 / 1e9::float8 AS protocol_fee
+    i.volume_usd * f.protocol_1e9 / 1e9::float8 AS protocol_fee,
+    -- In base units of tokenIn, by the router's exactIn arithmetic (migration 027).
+    div(i.amount_in * f.protocol_1e9, 1000000000) AS protocol_units,
+    div((i.amount_in - div(i.amount_in * f.protocol_1e9, 1000000000)) * f.maker_1e9 + 999999999, 1000000000)
+      AS maker_units
   FROM inserted i
   JOIN strategies s ON s.chain_key = $1 AND s.strategy_hash = i.strategy_hash AND s.app = $2
   CROSS JOIN LATERAL program_fee_rates(s.program) AS f
@@ -118,6 +147,18 @@ WITH inserted AS (
   SET volume_usd = h.volume_usd + EXCLUDED.volume_usd, swap_count = h.swap_count + EXCLUDED.swap_count,
     maker_fees_usd = h.maker_fees_usd + EXCLUDED.maker_fees_usd,
     protocol_fees_usd = h.protocol_fees_usd + EXCLUDED.protocol_fees_usd
+), strategy_fees AS (
+  INSERT INTO strategy_earnings_hourly AS e (chain_key, strategy_hash, token, hour, maker_fees, protocol_fees)
+  SELECT $1, strategy_hash, token_in, hour, sum(maker_units), sum(protocol_units)
+  FROM counted GROUP BY 2, 3, 4
+  ON CONFLICT (chain_key, strategy_hash, token, hour) DO UPDATE
+  SET maker_fees = e.maker_fees + EXCLUDED.maker_fees, protocol_fees = e.protocol_fees + EXCLUDED.protocol_fees
+), maker_fees AS (
+  INSERT INTO maker_earnings_hourly AS e (chain_key, maker, token, hour, maker_fees, protocol_fees)
+  SELECT $1, maker, token_in, hour, sum(maker_units), sum(protocol_units)
+  FROM counted GROUP BY 2, 3, 4
+  ON CONFLICT (chain_key, maker, token, hour) DO UPDATE
+  SET maker_fees = e.maker_fees + EXCLUDED.maker_fees, protocol_fees = e.protocol_fees + EXCLUDED.protocol_fees
 ), makers AS (
   UPDATE maker_activity m
   SET volume_usd = m.volume_usd + c.volume, swap_count = m.swap_count + c.swaps,
@@ -142,13 +183,29 @@ SET volume_usd = v.volume_usd + EXCLUDED.volume_usd, swap_count = v.swap_count +
   protocol_fees_usd = v.protocol_fees_usd + EXCLUDED.protocol_fees_usd`;
 
 // Docking zeroes the strategy's balances in Aqua; only the first Docked counts (replays change nothing).
+// The zeroing is a delta of the earnings buckets at the dock's time, as a Pulled would be.
 const APPLY_DOCKS = `
-UPDATE strategies s
-SET status = 'docked', docked_block = d.block, docked_at = d.time,
-  balance_a = CASE WHEN s.balance_a IS NULL THEN NULL ELSE 0 END,
-  balance_b = CASE WHEN s.balance_b IS NULL THEN NULL ELSE 0 END
-FROM unnest($2::text[], $3::text[], $4::text[], $5::bigint[], $6::timestamptz[]) AS d(hash, maker, app, block, time)
-WHERE s.chain_key = $1 AND s.strategy_hash = d.hash AND s.maker = d.maker AND s.app = d.app AND s.status = 'active'`;
+WITH docked AS (
+  SELECT DISTINCT ON (s.strategy_hash) s.strategy_hash, s.maker, s.token_a, s.token_b, s.balance_a, s.balance_b,
+    d.block, d.time AS block_time
+  FROM strategies s
+  JOIN unnest($2::text[], $3::text[], $4::text[], $5::bigint[], $6::timestamptz[]) AS d(hash, maker, app, block, time)
+    ON s.chain_key = $1 AND s.strategy_hash = d.hash AND s.maker = d.maker AND s.app = d.app
+  WHERE s.status = 'active'
+  ORDER BY s.strategy_hash, d.block
+), updated AS (
+  UPDATE strategies s
+  SET status = 'docked', docked_block = x.block, docked_at = x.block_time,
+    balance_a = CASE WHEN s.balance_a IS NULL THEN NULL ELSE 0 END,
+    balance_b = CASE WHEN s.balance_b IS NULL THEN NULL ELSE 0 END
+  FROM docked x
+  WHERE s.chain_key = $1 AND s.strategy_hash = x.strategy_hash AND s.status = 'active'
+), zeroed AS (
+  SELECT x.strategy_hash, x.maker, v.token, -v.balance AS d, x.block_time, ${HOUR} AS hour
+  FROM docked x
+  CROSS JOIN LATERAL (VALUES (x.token_a, x.balance_a), (x.token_b, x.balance_b)) AS v(token, balance)
+  WHERE v.token IS NOT NULL AND v.balance IS NOT NULL AND v.balance <> 0
+), ${earningsDeltas('zeroed')}`;
 
 const ADVANCE_CHECKPOINT = `
 INSERT INTO indexer_checkpoints (chain_key, chain_id, last_block, last_block_hash, genesis_hash, indexed_through_at,
@@ -219,6 +276,7 @@ export async function writeChunk(
         col(balances, (r) => r.token),
         col(balances, (r) => r.kind),
         col(balances, (r) => r.amount),
+        col(balances, (r) => r.time),
       ]);
     }
     if (swaps.length > 0) {

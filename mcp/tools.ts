@@ -14,6 +14,7 @@ const READS = [
   'getStrategyDetail',
   'getStrategyActivity',
   'getMaker',
+  'getMakerLeaderboard',
   'getQuote',
 ] as const;
 

@@ -28,17 +28,17 @@ import { ADDRESS } from './series.js';
 
 export type { MakerRow, MakerSortKey };
 
-function resolveFirst(first: number | null | undefined): number {
+export function resolveFirst(first: number | null | undefined): number {
   const value = first ?? DEFAULT_LIMIT;
   if (!Number.isInteger(value) || value < 1 || value > MAX_LIMIT)
     throw ApiError.invalid('first', `first must be an integer from 1 to ${MAX_LIMIT}.`);
   return value;
 }
 
-const encode = (value: unknown[]) => Buffer.from(JSON.stringify(value)).toString('base64url');
+export const encode = (value: unknown[]) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
 /** A cursor this service issued, or 400 naming `after`. */
-function decode(cursor: string, check: (parts: unknown[]) => boolean): unknown[] {
+export function decode(cursor: string, check: (parts: unknown[]) => boolean): unknown[] {
   const invalid = () =>
     ApiError.invalid('after', 'after is not a cursor this service issued; start again without it.');
   if (cursor.length > 400 || !/^[A-Za-z0-9_-]+$/.test(cursor)) throw invalid();
@@ -52,9 +52,9 @@ function decode(cursor: string, check: (parts: unknown[]) => boolean): unknown[]
   return parsed;
 }
 
-const STORED_ADDRESS = /^0x[0-9a-f]{40}$/;
+export const STORED_ADDRESS = /^0x[0-9a-f]{40}$/;
 const STORED_HASH = /^0x[0-9a-f]{64}$/;
-const CHAIN_KEY = /^[^\p{C}]{1,64}$/u;
+export const CHAIN_KEY = /^[^\p{C}]{1,64}$/u;
 
 function resolveAddress(address: string, parameter = 'address'): string {
   if (!ADDRESS.test(address))

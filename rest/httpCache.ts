@@ -83,6 +83,7 @@ export function cachePolicy(path: string, config: Config, sources: CacheSources)
     case '/api/chains':
     case '/api/strategies':
     case '/api/strategy-detail':
+    case '/api/makers':
     case '/api/makers/:address':
     case '/api/strategies/:hash/activity':
       return { cacheControl: () => live, etag: true };

@@ -69,7 +69,7 @@ const makerRoute: RestRoute = {
   bucket: 'strategy-detail',
   doc: {
     operationId: 'getMaker',
-    summary: 'One maker: positions, TVL, volume and fees',
+    summary: 'One maker: positions, TVL, volume, fees and APY',
     descriptionValues: { MAX_LIMIT, DEFAULT_LIMIT },
     tags: ['Catalogue'],
     params: z.object({
@@ -118,6 +118,7 @@ const makerRoute: RestRoute = {
       tvl: m.tvl,
       liquidity: m.liquidity,
       volume: { d1: windowOf(d1), d7: windowOf(d7), d30: windowOf(d30), lifetime: totals(lifetime) },
+      earnings: m.earnings,
       lastSwapAt: m.lastSwapAt,
       strategies: m.strategies.edges.map((e) => e.node),
       page: { limit, nextCursor: m.strategies.pageInfo.hasNextPage ? m.strategies.pageInfo.endCursor : null },

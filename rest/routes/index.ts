@@ -3,6 +3,7 @@ import { analyticsRoutes } from './analytics.js';
 import { badgeRoutes } from './badge.js';
 import { catalogueRoutes } from './catalogue.js';
 import { eventRoutes } from './events.js';
+import { leaderboardRoutes } from './leaderboard.js';
 import { pilotRoutes } from './pilot.js';
 import { positionActionRoutes } from './positionActions.js';
 import { positionExportRoutes, positionListRoutes } from './positionList.js';
@@ -16,6 +17,7 @@ import { webhookRoutes } from './webhooks.js';
 export const routes: RestRoute[] = [
   ...catalogueRoutes,
   ...analyticsRoutes,
+  ...leaderboardRoutes,
   ...badgeRoutes,
   ...quoteRoutes,
   ...pilotRoutes,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MakerDocument, StrategyActivityDocument } from '../generated/graphql.js';
+import { MakerDocument, MakerLeaderboardDocument, StrategyActivityDocument } from '../generated/graphql.js';
 import { operationSchema } from '../openapi/fromSelection.js';
 import { strategy, strategyDetail } from './catalogue.js';
 import { component, count, dateTime, meta, usd } from './common.js';
@@ -85,4 +85,32 @@ export const makerBody = component('MakerResponse', z.object({ data: maker, meta
 export const strategyActivityBody = component(
   'StrategyActivityResponse',
   z.object({ data: strategyActivity, meta }),
+);
+
+/** rest/operations/MakerLeaderboard.graphql: the connection becomes a list and a page. */
+export const rankedMaker = component(
+  'RankedMaker',
+  operationSchema(MakerLeaderboardDocument, ['makerLeaderboard', 'edges', 'node']),
+);
+
+export const makerLeaderboardBody = component(
+  'MakerLeaderboardResponse',
+  z.object({
+    data: z.object({
+      period: z.enum(['1d', '7d', '30d']),
+      sort: z.enum(['apy', 'volume', 'fees', 'tvl']),
+      chain: z.string().nullable().meta({ description: 'The chain filter applied; null for every chain.' }),
+      makers: z
+        .array(rankedMaker)
+        .meta({ description: 'The page, highest first (ties by chain, then address).' }),
+      page: z.object({
+        limit: z.int().min(1),
+        nextCursor: z.string().nullable().meta({
+          description:
+            'Pass as `cursor` (with the same period and sort) for the next page; null on the last page.',
+        }),
+      }),
+    }),
+    meta,
+  }),
 );

@@ -26,6 +26,7 @@ const READS = [
   'getStrategyDetail',
   'getStrategyActivity',
   'getMaker',
+  'getMakerLeaderboard',
   'getQuote',
 ];
 const KEYED = [

@@ -16,7 +16,15 @@ export async function catalogueSnapshot(t: { db: Db }) {
       ORDER BY chain_key, tx_hash, log_index)) AS v FROM swaps`),
     balanceChanges:
       await one(`SELECT md5(string_agg(concat_ws('|', chain_key, tx_hash, log_index, block_number,
-      strategy_hash, token, kind, amount), ',' ORDER BY chain_key, tx_hash, log_index)) AS v FROM balance_changes`),
+      strategy_hash, token, kind, amount, block_time), ',' ORDER BY chain_key, tx_hash, log_index)) AS v
+      FROM balance_changes`),
+    // The earnings buckets (migration 027), without the buckets whose events cancel out.
+    strategyEarnings: await one(`SELECT md5(string_agg(concat_ws('|', chain_key, strategy_hash, token, hour,
+      maker_fees, protocol_fees, delta, trim_scale(delta_seconds)), ',' ORDER BY chain_key, strategy_hash, token, hour)) AS v
+      FROM strategy_earnings_hourly WHERE (maker_fees, protocol_fees, delta, delta_seconds) <> (0, 0, 0, 0)`),
+    makerEarnings: await one(`SELECT md5(string_agg(concat_ws('|', chain_key, maker, token, hour,
+      maker_fees, protocol_fees, delta, trim_scale(delta_seconds)), ',' ORDER BY chain_key, maker, token, hour)) AS v
+      FROM maker_earnings_hourly WHERE (maker_fees, protocol_fees, delta, delta_seconds) <> (0, 0, 0, 0)`),
     volumeHourly: await one(`SELECT md5(string_agg(concat_ws('|', chain_key, pair_key, hour,
       round(volume_usd::numeric, 6), swap_count, last_swap_at, round(maker_fees_usd::numeric, 6),
       round(protocol_fees_usd::numeric, 6)), ',' ORDER BY chain_key, pair_key, hour)) AS v

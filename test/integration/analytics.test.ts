@@ -98,6 +98,7 @@ const push = (s: typeof S1, tok: { address: string }, amount: string) => ({
   token: tok.address.toLowerCase(),
   kind: 'push' as const,
   amount,
+  time: s.time,
 });
 const swap = (s: typeof S1, hoursAgo: number, volumeUsd: number) => ({
   tx: `0x${(5000 + log).toString(16).padStart(64, '0')}`,

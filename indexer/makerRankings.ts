@@ -1,0 +1,95 @@
+/**
+ * The makers leaderboard (maker_rankings, migration 027): per period of 1, 7 and 30 days and per
+ * maker, its volume (maker_hourly), the fees its strategies earned and the APY they give (the
+ * earnings buckets, priced and computed as resolvers/earnings.ts does for one maker), and its TVL as
+ * the makers list orders it (maker_activity.tvl_usd). Written after each roll-up refresh: windows
+ * slide with the clock, so every maker is computed again, and only rows whose figures changed are
+ * written.
+ */
+import type pg from 'pg';
+import { windowStarts } from './rollup.js';
+
+export const RANKING_PERIODS = ['1d', '7d', '30d'] as const;
+export type RankingPeriod = (typeof RANKING_PERIODS)[number];
+
+export interface RankedToken {
+  chain: string;
+  address: string;
+  symbol: string;
+  decimals: number;
+}
+
+// $1 period, $2 window start, $3 now, $4..$7 the listed tokens, $8..$9 the prices by upper-case symbol.
+const RANK = `
+WITH tokens AS (
+  SELECT t.chain_key, t.token, p.usd / power(10::float8, t.decimals) AS usd_per_unit
+  FROM unnest($4::text[], $5::text[], $6::text[], $7::int[]) AS t(chain_key, token, symbol, decimals)
+  JOIN unnest($8::text[], $9::float8[]) AS p(symbol, usd) ON p.symbol = upper(t.symbol)
+), buckets AS (
+  SELECT chain_key, maker, token, sum(maker_fees) AS mf, sum(protocol_fees) AS pf,
+    sum(delta_seconds + extract(epoch FROM hour - $2::timestamptz) * delta) AS moment
+  FROM maker_earnings_hourly WHERE hour >= $2::timestamptz
+  GROUP BY 1, 2, 3
+), balances AS (
+  SELECT chain_key, maker, token, sum(amount) AS amount FROM catalogue_balances GROUP BY 1, 2, 3
+), valued AS (
+  SELECT coalesce(k.chain_key, n.chain_key) AS chain_key, coalesce(k.maker, n.maker) AS maker,
+    sum(coalesce(k.mf, 0)::float8 * t.usd_per_unit) AS maker_fees,
+    sum(coalesce(k.pf, 0)::float8 * t.usd_per_unit) AS protocol_fees,
+    sum((coalesce(n.amount, 0) * extract(epoch FROM $3::timestamptz - $2::timestamptz) - coalesce(k.moment, 0))::float8
+      * t.usd_per_unit) AS liquidity_seconds
+  FROM buckets k
+  FULL JOIN balances n ON n.chain_key = k.chain_key AND n.maker = k.maker AND n.token = k.token
+  JOIN tokens t ON t.chain_key = coalesce(k.chain_key, n.chain_key) AND t.token = coalesce(k.token, n.token)
+  GROUP BY 1, 2
+), volume AS (
+  SELECT chain_key, maker, sum(volume_usd) AS volume, sum(swap_count)::int AS swaps
+  FROM maker_hourly WHERE hour >= $2::timestamptz GROUP BY 1, 2
+)
+INSERT INTO maker_rankings AS r (period, chain_key, maker, volume_usd, swap_count, maker_fees_usd, protocol_fees_usd,
+  tvl_usd, apy, ranked_at)
+SELECT $1, a.chain_key, a.maker, round(coalesce(v.volume, 0)::numeric, 2)::float8, coalesce(v.swaps, 0),
+  round(coalesce(x.maker_fees, 0)::numeric, 2)::float8, round(coalesce(x.protocol_fees, 0)::numeric, 2)::float8,
+  a.tvl_usd,
+  CASE WHEN x.liquidity_seconds > 0
+    THEN round((x.maker_fees / x.liquidity_seconds * 365 * 86400 * 100)::numeric, 2)::float8 END,
+  $3::timestamptz
+FROM maker_activity a
+LEFT JOIN volume v ON v.chain_key = a.chain_key AND v.maker = a.maker
+LEFT JOIN valued x ON x.chain_key = a.chain_key AND x.maker = a.maker
+ON CONFLICT (period, chain_key, maker) DO UPDATE
+SET volume_usd = EXCLUDED.volume_usd, swap_count = EXCLUDED.swap_count, maker_fees_usd = EXCLUDED.maker_fees_usd,
+  protocol_fees_usd = EXCLUDED.protocol_fees_usd, tvl_usd = EXCLUDED.tvl_usd, apy = EXCLUDED.apy,
+  ranked_at = EXCLUDED.ranked_at
+WHERE (r.volume_usd, r.swap_count, r.maker_fees_usd, r.protocol_fees_usd, r.tvl_usd, r.apy)
+  IS DISTINCT FROM (EXCLUDED.volume_usd, EXCLUDED.swap_count, EXCLUDED.maker_fees_usd, EXCLUDED.protocol_fees_usd,
+    EXCLUDED.tvl_usd, EXCLUDED.apy)`;
+
+/** Ranks every maker over each period at `now`; returns the rows written (changed). */
+export async function refreshMakerRankings(
+  client: pg.ClientBase,
+  tokens: readonly RankedToken[],
+  prices: Readonly<Record<string, number>>,
+  now = new Date(),
+): Promise<number> {
+  const w = windowStarts(now);
+  const starts: Record<RankingPeriod, Date> = { '1d': w.d1, '7d': w.d7, '30d': w.d30 };
+  const symbols = Object.keys(prices).map((s) => s.toUpperCase());
+  const usd = Object.values(prices);
+  let written = 0;
+  for (const period of RANKING_PERIODS) {
+    const { rowCount } = await client.query(RANK, [
+      period,
+      starts[period],
+      now,
+      tokens.map((t) => t.chain),
+      tokens.map((t) => t.address.toLowerCase()),
+      tokens.map((t) => t.symbol),
+      tokens.map((t) => t.decimals),
+      symbols,
+      usd,
+    ]);
+    written += rowCount ?? 0;
+  }
+  return written;
+}
