@@ -7,10 +7,8 @@
  * written.
  */
 import type pg from 'pg';
-import { windowStarts } from './rollup.js';
-
-export const RANKING_PERIODS = ['1d', '7d', '30d'] as const;
-export type RankingPeriod = (typeof RANKING_PERIODS)[number];
+import { windowStarts } from '../lib/windows.js';
+import { RANKING_PERIODS, type RankingPeriod } from '../store/makerRankings.js';
 
 export interface RankedToken {
   chain: string;

@@ -7,6 +7,7 @@
 
 import type { ChainConfig } from '../lib/config.js';
 import { amountUsd, cents, type UsdPrices } from '../lib/usd.js';
+import { windowStarts } from '../lib/windows.js';
 import type { Db } from '../store/db.js';
 import { pullableBalances } from '../store/makerWallets.js';
 import {
@@ -21,18 +22,6 @@ import { refreshMakerTvl } from './makerTvl.js';
 
 /** Advisory-lock namespace of the roll-up refresh (one refresher at a time across replicas). */
 export const ROLLUP_LOCK_SPACE = 7_420_011;
-
-const HOUR_MS = 3_600_000;
-
-/**
- * A window of N days is the current (partial) UTC hour and the 24·N − 1 hours before it, so the
- * windows nest: 1d ⊆ 7d ⊆ 30d and volume_1d ≤ volume_7d ≤ volume_30d.
- */
-export function windowStarts(now: Date): { d1: Date; d7: Date; d30: Date } {
-  const hour = Math.floor(now.getTime() / HOUR_MS) * HOUR_MS;
-  const start = (days: number) => new Date(hour - (days * 24 - 1) * HOUR_MS);
-  return { d1: start(1), d7: start(7), d30: start(30) };
-}
 
 const latest = (...times: (Date | string | null | undefined)[]): string | null => {
   let best: number | null = null;

@@ -9,8 +9,9 @@
  * side alone. Time the strategies held nothing adds nothing, so a position open for an hour of the
  * window is measured over that hour.
  */
-import { windowStarts } from '../indexer/rollup.js';
+
 import { cents, priceOf } from '../lib/usd.js';
+import { windowStarts } from '../lib/windows.js';
 import { type EarningsRow, makerEarnings, makerFirstShip, strategyEarnings } from '../store/earnings.js';
 import type { GraphQLContext } from './context.js';
 
@@ -31,6 +32,8 @@ export interface EarningsWindow {
   /** 1, 7, 30; null for the lifetime. */
   days: number | null;
   since: Date;
+  /** The clock the figures were computed at: the end of the window. */
+  until: Date;
   makerFeesUsd: number;
   protocolFeesUsd: number;
   averageLiquidityUsd: number;
@@ -84,6 +87,7 @@ export function earningsWindows(
     return {
       days: w.days,
       since: w.since,
+      until: now,
       makerFeesUsd: cents(makerUsd),
       protocolFeesUsd: cents(protocolUsd),
       averageLiquidityUsd: cents(liquidityUsdSeconds / seconds),

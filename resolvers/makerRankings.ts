@@ -2,9 +2,9 @@
  * The makers leaderboard: a keyset page of maker_rankings (store/makerRankings.ts) per period and
  * sort, with the cursor of the makers list (resolvers/makers.ts).
  */
-import type { RankingPeriod } from '../indexer/makerRankings.js';
 import { ApiError } from '../lib/errors.js';
 import {
+  type RankingPeriod,
   type RankingPosition,
   type RankingRow,
   type RankingSort,
@@ -15,7 +15,7 @@ import { type Connection, pageConnection } from './connection.js';
 import type { GraphQLContext } from './context.js';
 import { CHAIN_KEY, decode, encode, resolveFirst, STORED_ADDRESS } from './makers.js';
 
-export type { RankingRow, RankingSort };
+export type { RankingPeriod, RankingRow, RankingSort };
 
 export async function listRankings(
   ctx: GraphQLContext,

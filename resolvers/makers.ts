@@ -5,9 +5,9 @@
  * the list orders by the TVL priced at the last roll-up refresh (indexer/makerTvl.ts).
  */
 
-import { windowStarts } from '../indexer/rollup.js';
 import { ApiError } from '../lib/errors.js';
 import { amountUsd, cents } from '../lib/usd.js';
+import { windowStarts } from '../lib/windows.js';
 import {
   type MakerPosition,
   type MakerRow,

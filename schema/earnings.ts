@@ -71,6 +71,12 @@ const EarningsWindowRef = builder.objectRef<EarningsWindow>('EarningsWindow').im
       description: 'Start of the window: a whole UTC hour, or for the lifetime the first ship.',
       resolve: (w) => w.since,
     }),
+    until: t.field({
+      type: 'DateTime',
+      description:
+        'End of the window: the moment these figures were computed (the liquidity is averaged up to it).',
+      resolve: (w) => w.until,
+    }),
     makerFeesUsd: t.exposeFloat('makerFeesUsd', {
       description: 'The tokens’ maker fees, USD at today’s prices.',
       extensions: as('usd'),

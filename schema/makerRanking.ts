@@ -1,5 +1,4 @@
-import type { RankingPeriod } from '../indexer/makerRankings.js';
-import { listRankings, type RankingRow } from '../resolvers/makerRankings.js';
+import { listRankings, type RankingPeriod, type RankingRow } from '../resolvers/makerRankings.js';
 import { makerOf } from '../resolvers/makers.js';
 import { builder } from './builder.js';
 import { connectionOf, relayArgs } from './connection.js';

@@ -2,10 +2,11 @@
  * Reads of the makers leaderboard (maker_rankings, migration 027; written by indexer/makerRankings.ts):
  * one keyset page, highest first, from the indexes of the table.
  */
-import type { RankingPeriod } from '../indexer/makerRankings.js';
 import { prepared } from './catalogue.js';
 import type { Db } from './db.js';
 
+export const RANKING_PERIODS = ['1d', '7d', '30d'] as const;
+export type RankingPeriod = (typeof RANKING_PERIODS)[number];
 export type RankingSort = 'apy' | 'volume' | 'fees' | 'tvl';
 
 export interface RankingRow {

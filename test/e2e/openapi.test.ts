@@ -273,7 +273,7 @@ describe('the catalogue reads match the contract', () => {
     await call(svc, 'GET', `/api/strategy-detail?hash=0x${'cd'.repeat(32)}`, 404);
   });
 
-  it('GET /api/makers/{address} and GET /api/strategies/{hash}/activity: 200, 400, 404', async () => {
+  it('GET /api/makers/{address}, GET /api/makers and GET /api/strategies/{hash}/activity: 200, 400, 404', async () => {
     const list = await call(svc, 'GET', '/api/strategies?limit=1', 200);
     const { hash, chain, maker } = list.body.data.strategies[0] as {
       hash: string;
@@ -284,6 +284,9 @@ describe('the catalogue reads match the contract', () => {
     expect(m.body.data.address).toBe(maker);
     await call(svc, 'GET', `/api/makers/${maker}`, 400);
     await call(svc, 'GET', `/api/makers/0x${'77'.repeat(20)}?chain=${chain}`, 404);
+    const board = await call(svc, 'GET', `/api/makers?sort=apy&period=30d&chain=${chain}&limit=5`, 200);
+    expect(board.body.data.makers.length).toBeGreaterThan(0);
+    await call(svc, 'GET', '/api/makers?period=week', 400);
     const a = await call(svc, 'GET', `/api/strategies/${hash}/activity?chain=${chain}&granularity=hour`, 200);
     expect(a.body.data.strategy.hash).toBe(hash);
     await call(svc, 'GET', `/api/strategies/${hash}/activity?granularity=week`, 400);

@@ -63,6 +63,7 @@ describe('a chain the catalogue does not serve', () => {
     ['GET', `/api/strategy-detail?hash=${hash}&chain=mars`],
     ['GET', `/api/quote?hash=${hash}&chain=mars&amount=1000`],
     ['GET', `/api/makers/${MAKER}?chain=mars`],
+    ['GET', '/api/makers?chain=mars'],
     ['GET', `/api/strategies/${hash}/activity?chain=mars`],
     ['GET', '/v1/positions?chain=mars'],
     ['GET', '/v1/positions/export?format=csv&chain=mars'],

@@ -64,13 +64,14 @@ describe('a body derived from its operation', () => {
   it("the published strategy detail is its operation's selection, the decoding after the bytes", () => {
     const keys = Object.keys(properties(strategyDetail));
     expect(keys.slice(0, 3)).toEqual(['hash', 'chain', 'chainId']);
-    expect(keys.slice(-6)).toEqual([
+    expect(keys.slice(-7)).toEqual([
       'alsoOnChains',
       'strategy',
       'decoded',
       'recentSwaps',
       'state',
       'liquidity',
+      'earnings',
     ]);
     // A field the graph allows null but the detail always has (its row was just read).
     expect(properties(strategyDetail).firstSeenAt).toMatchObject({ type: 'string', format: 'date-time' });

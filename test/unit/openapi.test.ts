@@ -91,6 +91,7 @@ describe('the OpenAPI document', () => {
         .map((p) => ({ path, schema: p.schema })),
     );
     expect(limits.map((l) => l.path).sort()).toEqual([
+      '/api/makers',
       '/api/makers/{address}',
       '/api/strategies',
       '/v1/positions',
