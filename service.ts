@@ -96,7 +96,8 @@ export async function startService(config: Config, options: ServiceOptions = {})
       parts.push(() => [postgres.status()]);
       databaseUrl = embedded.url;
     }
-    const db = createDb(databaseUrl, config.databasePoolMax);
+    const pools = { idleTimeoutMs: config.databaseIdleMs };
+    const db = createDb(databaseUrl, config.databasePoolMax, pools);
     stops.push(() => db.end());
     const metrics = new Metrics();
     metrics.trackPool(db);
@@ -121,9 +122,9 @@ export async function startService(config: Config, options: ServiceOptions = {})
       logger.child({ component: 'maker-strategies' }),
     );
     stops.push(() => makerStrategies.stop());
-    const analyticsDb = createAnalyticsDb(databaseUrl, config.analyticsStatementTimeoutMs);
+    const analyticsDb = createAnalyticsDb(databaseUrl, config.analyticsStatementTimeoutMs, pools);
     stops.push(() => analyticsDb.end());
-    const exportDb = createExportDb(databaseUrl);
+    const exportDb = createExportDb(databaseUrl, pools);
     stops.push(() => exportDb.end());
 
     let redis: Redis | undefined;
@@ -279,7 +280,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
     server.keepAliveTimeout = 5_000;
     // The webhook queue's schema before the indexer can queue an event; then the delivery worker.
     // The queue has a pool of its own: graphile-worker hooks every client of its pool (delivery/worker.ts).
-    const queuePool = createDb(databaseUrl, config.webhooks.concurrency + 2);
+    const queuePool = createDb(databaseUrl, config.webhooks.concurrency + 2, pools);
     stops.push(() => queuePool.end());
     await migrateQueue(services, queuePool);
     const webhooks = await startWebhookWorker(services, queuePool);

@@ -245,7 +245,7 @@ export async function generateCatalogue(db: Db, options: GenerateOptions): Promi
       await a.query(
         'TRUNCATE strategies, swaps, volume_hourly, balance_changes, strategy_hourly, maker_hourly, maker_activity, catalogue_balances, catalogue_pair_balances, strategy_earnings_hourly, maker_earnings_hourly, maker_rankings',
       );
-      await a.query('DELETE FROM rollups WHERE name = $1', ['catalogue']);
+      await a.query('DELETE FROM rollups WHERE name = ANY($1)', [['catalogue', 'strategy_earnings_sort']]);
       indexes = await indexesOf(a, ['strategies', 'swaps']);
       for (const index of indexes) {
         await a.query(index.drop);

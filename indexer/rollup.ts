@@ -19,6 +19,7 @@ import {
 } from '../store/rollups.js';
 import { refreshMakerRankings } from './makerRankings.js';
 import { refreshMakerTvl } from './makerTvl.js';
+import { refreshStrategyEarningsSort } from './strategyEarningsSort.js';
 
 /** Advisory-lock namespace of the roll-up refresh (one refresher at a time across replicas). */
 export const ROLLUP_LOCK_SPACE = 7_420_011;
@@ -258,6 +259,8 @@ export interface RefreshResult {
   makersPriced?: number;
   /** Rows of the makers leaderboard whose figures changed: indexer/makerRankings.ts. */
   makersRanked?: number;
+  /** Strategies whose earnings sort keys changed, when they were due: indexer/strategyEarningsSort.ts. */
+  strategiesEarningsSorted?: number;
 }
 
 /**
@@ -313,6 +316,8 @@ export async function refreshRollup(
       result.makersPriced = await refreshMakerTvl(client, options.prices ?? {});
       const tokens = chains.flatMap((c) => (c.tokens ?? []).map((t) => ({ chain: c.key, ...t })));
       result.makersRanked = await refreshMakerRankings(client, tokens, options.prices ?? {});
+      const sorted = await refreshStrategyEarningsSort(client, tokens, options.prices ?? {});
+      if (sorted !== null) result.strategiesEarningsSorted = sorted;
     }
     return done(result);
   } finally {

@@ -38,6 +38,8 @@ const envSchema = z.object({
   DATABASE_URL: z.string().url().optional(),
   /** Connections of the public paths' store pool (the analytics, export and webhook pools are apart). */
   DATABASE_POOL_MAX: z.coerce.number().int().min(2).max(200).default(10),
+  /** How long an unused connection of the process's pools stays open before it is closed. */
+  DATABASE_IDLE_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
   REDIS_URL: z.string().url().optional(),
   /** Prefix of every Redis key, so deployments (and test runs) can share one Redis. */
   REDIS_PREFIX: z.string().max(64).default('gw:'),
@@ -166,6 +168,7 @@ export interface Config {
   analyticsStatementTimeoutMs: number;
   databaseUrl: string | undefined;
   databasePoolMax: number;
+  databaseIdleMs: number;
   redisUrl: string | undefined;
   redisPrefix: string;
   redisCommandTimeoutMs: number;
@@ -314,6 +317,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     analyticsStatementTimeoutMs: e.ANALYTICS_STATEMENT_TIMEOUT_MS,
     databaseUrl: e.DATABASE_URL,
     databasePoolMax: e.DATABASE_POOL_MAX,
+    databaseIdleMs: e.DATABASE_IDLE_MS,
     redisUrl: e.REDIS_URL,
     redisPrefix: e.REDIS_PREFIX,
     redisCommandTimeoutMs: e.REDIS_COMMAND_TIMEOUT_MS,

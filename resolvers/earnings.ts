@@ -8,11 +8,21 @@
  * tokens; fees and liquidity are both priced at today's USD prices, so a price move changes neither
  * side alone. Time the strategies held nothing adds nothing, so a position open for an hour of the
  * window is measured over that hour.
+ *
+ * The windows end when the chain's events are all stored (its indexer checkpoint), not at the request:
+ * the figures are exact as of the data, and the same until the catalogue moves (so a cached answer and
+ * its ETag stay valid meanwhile). Without a checkpoint they end at the current minute.
  */
 
 import { cents, priceOf } from '../lib/usd.js';
 import { windowStarts } from '../lib/windows.js';
-import { type EarningsRow, makerEarnings, makerFirstShip, strategyEarnings } from '../store/earnings.js';
+import {
+  chainIndexedThrough,
+  type EarningsRow,
+  makerEarnings,
+  makerFirstShip,
+  strategyEarnings,
+} from '../store/earnings.js';
 import type { GraphQLContext } from './context.js';
 
 const YEAR_SECONDS = 365 * 86_400;
@@ -102,6 +112,12 @@ export function apyOf(makerFeesUsd: number, liquidityUsdSeconds: number): number
   return Math.round((makerFeesUsd / liquidityUsdSeconds) * YEAR_SECONDS * 100 * 100) / 100;
 }
 
+/** Where the windows of `chain` end (see above). */
+async function endOf(ctx: GraphQLContext, chain: string): Promise<Date> {
+  const indexed = await chainIndexedThrough(ctx.services.db, chain);
+  return indexed ?? new Date(Math.floor(Date.now() / 60_000) * 60_000);
+}
+
 function windowsFrom(now: Date, lifetimeStart: Date) {
   const w = windowStarts(now);
   return [
@@ -117,7 +133,7 @@ export async function strategyEarningsOf(
   ctx: GraphQLContext,
   s: { chain_key: string; strategy_hash: string; shipped_at: Date | string },
 ): Promise<EarningsWindow[]> {
-  const now = new Date();
+  const now = await endOf(ctx, s.chain_key);
   const windows = windowsFrom(now, new Date(s.shipped_at));
   const [rows, prices] = await Promise.all([
     strategyEarnings(
@@ -137,8 +153,11 @@ export async function makerEarningsOf(
   ctx: GraphQLContext,
   m: { chain_key: string; maker: string },
 ): Promise<EarningsWindow[]> {
-  const now = new Date();
-  const first = (await makerFirstShip(ctx.services.db, m.chain_key, m.maker)) ?? now;
+  const [now, shipped] = await Promise.all([
+    endOf(ctx, m.chain_key),
+    makerFirstShip(ctx.services.db, m.chain_key, m.maker),
+  ]);
+  const first = shipped ?? now;
   const windows = windowsFrom(now, new Date(first));
   const [rows, prices] = await Promise.all([
     makerEarnings(

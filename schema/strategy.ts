@@ -44,10 +44,12 @@ const ShippedOrderRef = builder.objectRef<ShippedOrder>('ShippedOrder').implemen
 
 export const StrategySort = enumOf(
   'StrategySort',
-  'RECENT: newest shipped first; VOLUME: most settled volume first.',
+  'RECENT: newest shipped first; VOLUME: most settled volume first; FEES and APY: most earned over the last 7 days first.',
   {
     recent: 'Newest shipped first.',
     volume: 'Most settled volume first.',
+    fees: "Most earned by the maker's own fee over the last 7 days first (USD at today's prices), as of the last earnings refresh (at most 15 minutes old).",
+    apy: 'Highest 7-day APY first (see EarningsWindow.apy), as of the last earnings refresh (at most 15 minutes old); strategies without fees in those 7 days after every other.',
   } satisfies Record<StrategySortValue, string>,
 );
 

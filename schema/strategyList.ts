@@ -55,7 +55,8 @@ function projectionOf(info: GraphQLResolveInfo): ListProjection {
 }
 
 const SORT_ARG = {
-  description: 'RECENT (newest shipped first, the default) or VOLUME (most settled volume first).',
+  description:
+    'RECENT (newest shipped first, the default), VOLUME (most settled volume first), FEES or APY (most earned over the last 7 days first).',
   type: StrategySort,
   defaultValue: 'recent',
 } as const;

@@ -4,7 +4,13 @@ import { ApiError } from '../lib/errors.js';
 export type Db = pg.Pool;
 
 /** numeric and bigint columns come back as strings; counts are parsed where they are read. */
-export function createDb(url: string, max = 10, settings: { statementTimeoutMs?: number } = {}): Db {
+export interface PoolSettings {
+  statementTimeoutMs?: number;
+  /** How long an unused connection stays open (default 30 s). */
+  idleTimeoutMs?: number;
+}
+
+export function createDb(url: string, max = 10, settings: PoolSettings = {}): Db {
   const pool = new pg.Pool({
     connectionString: url,
     // Every statement here is a short indexed read or write: JIT compiling one costs milliseconds to
@@ -15,7 +21,7 @@ export function createDb(url: string, max = 10, settings: { statementTimeoutMs?:
         : `-c jit=off -c statement_timeout=${Math.floor(settings.statementTimeoutMs)}`,
     max,
     connectionTimeoutMillis: 2000,
-    idleTimeoutMillis: 30_000,
+    idleTimeoutMillis: settings.idleTimeoutMs ?? 30_000,
   });
   // An idle client losing its server must not crash the process; the next query reports it.
   pool.on('error', () => {});
@@ -36,8 +42,8 @@ export function createDb(url: string, max = 10, settings: { statementTimeoutMs?:
 export const ANALYTICS_POOL_SIZE = 3;
 
 /** The /graphql pool: small, and every statement cut at `statementTimeoutMs` (then 504 UPSTREAM_TIMEOUT). */
-export function createAnalyticsDb(url: string, statementTimeoutMs: number): Db {
-  return createDb(url, ANALYTICS_POOL_SIZE, { statementTimeoutMs });
+export function createAnalyticsDb(url: string, statementTimeoutMs: number, settings: PoolSettings = {}): Db {
+  return createDb(url, ANALYTICS_POOL_SIZE, { ...settings, statementTimeoutMs });
 }
 
 /**
@@ -47,8 +53,8 @@ export function createAnalyticsDb(url: string, statementTimeoutMs: number): Db {
  */
 export const EXPORT_POOL_SIZE = 2;
 
-export function createExportDb(url: string): Db {
-  return createDb(url, EXPORT_POOL_SIZE);
+export function createExportDb(url: string, settings: PoolSettings = {}): Db {
+  return createDb(url, EXPORT_POOL_SIZE, settings);
 }
 
 /** SQLSTATE 57014 query_canceled: statement_timeout cut the statement. */

@@ -97,3 +97,14 @@ export async function makerFirstShip(db: Db, chain: string, maker: string): Prom
   );
   return rows[0]?.at ?? null;
 }
+
+/** The time up to which the chain's events are all stored (its checkpoint); null before the first. */
+export async function chainIndexedThrough(db: Db, chain: string): Promise<Date | null> {
+  const { rows } = await prepared<{ at: Date | null }>(
+    db,
+    'chain_indexed_through',
+    'SELECT indexed_through_at AS at FROM indexer_checkpoints WHERE chain_key = $1',
+    [chain],
+  );
+  return rows[0]?.at ?? null;
+}

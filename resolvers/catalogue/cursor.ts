@@ -8,7 +8,9 @@ import { ApiError } from '../../lib/errors.js';
 import type { ListPosition } from '../../store/strategyList.js';
 import type { StrategySort } from './params.js';
 
-const SORT_CODE: Record<StrategySort, string> = { recent: 'r', volume: 'v' };
+const SORT_CODE: Record<StrategySort, string> = { recent: 'r', volume: 'v', fees: 'f', apy: 'a' };
+/** The sorts whose key is a number, by their cursor code. */
+const NUMERIC_SORTS: Record<string, StrategySort | undefined> = { v: 'volume', f: 'fees', a: 'apy' };
 /** Most characters of a cursor (the route refuses longer text before it gets here). */
 export const MAX_CURSOR_LENGTH = 400;
 /** A strategy hash as the store keeps it: lower-case hex. */
@@ -101,7 +103,8 @@ export function decodeCursor(cursor: string, sort: StrategySort): ListPosition {
   if (typeof chain !== 'string' || !CHAIN_KEY.test(chain)) throw invalidCursor();
   let issuedFor: StrategySort;
   if (code === 'r' && typeof value === 'string' && isTimestampText(value)) issuedFor = 'recent';
-  else if (code === 'v' && typeof value === 'number' && Number.isFinite(value)) issuedFor = 'volume';
+  else if (typeof value === 'number' && Number.isFinite(value) && NUMERIC_SORTS[code as string])
+    issuedFor = NUMERIC_SORTS[code as string]!;
   else throw invalidCursor();
   const position: ListPosition = { value, hash, chain };
   // Exactly the text this service would issue for it: no other spelling, padding or trailing bits

@@ -5,7 +5,7 @@ import { ApiError } from '../../lib/errors.js';
 import type { StrategySortKey } from '../../store/strategyList.js';
 import type { GraphQLContext } from '../context.js';
 
-export const STRATEGY_SORTS = ['recent', 'volume'] as const;
+export const STRATEGY_SORTS = ['recent', 'volume', 'fees', 'apy'] as const;
 /** The curves a strategy's program can run (the `kind` of a listed strategy). */
 export const PROGRAM_KINDS = ['xyc', 'concentrated', 'pegged', 'other'] as const;
 export type StrategySort = StrategySortKey;

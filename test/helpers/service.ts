@@ -38,8 +38,10 @@ export async function startTestService(
     // (test/e2e/prices.test.ts moves a feed and asks for its own interval.)
     PRICE_REFRESH_MS: String(2 ** 31 - 1),
     // Four files run at once, each with one or more services on the machine's PostgreSQL (100
-    // connections): small pools, so a run never meets "too many clients".
+    // connections): small pools whose unused connections close soon, so a run never meets "too many
+    // clients" (a run with 30 s idle connections peaked at 62 to 100+, depending on what overlapped).
     DATABASE_POOL_MAX: '6',
+    DATABASE_IDLE_MS: '1000',
     WEBHOOK_CONCURRENCY: '4',
     ...(database ? { DATABASE_URL: database.url } : {}),
     ...options.env,

@@ -1,0 +1,95 @@
+/**
+ * The sort keys of the strategy list by earnings (strategies.fees_7d_usd and apy_7d, migration 028):
+ * per strategy with fees in the last 7 days, its maker fees in USD and its APY, computed from the
+ * earnings buckets as resolvers/earnings.ts computes a strategy's 7-day window. At most every
+ * EARNINGS_SORT_INTERVAL_MS (after a roll-up refresh): the values move with the clock, and each change
+ * re-renders a strategy's list entry, so they are not rewritten at every refresh. Only rows whose
+ * rounded values changed are written; a strategy whose fees left the window goes back to none.
+ */
+import type pg from 'pg';
+import { windowStarts } from '../lib/windows.js';
+import type { RankedToken } from './makerRankings.js';
+
+export const EARNINGS_SORT_INTERVAL_MS = 15 * 60_000;
+/** The `rollups` row whose refreshed_at says when the keys were last computed. */
+const MARKER = 'strategy_earnings_sort';
+
+// $1 window start, $2 now, $3..$6 the listed tokens, $7..$8 the prices by upper-case symbol.
+const SORT_KEYS = `
+WITH tokens AS (
+  SELECT t.chain_key, t.token, p.usd / power(10::float8, t.decimals) AS usd_per_unit
+  FROM unnest($3::text[], $4::text[], $5::text[], $6::int[]) AS t(chain_key, token, symbol, decimals)
+  JOIN unnest($7::text[], $8::float8[]) AS p(symbol, usd) ON p.symbol = upper(t.symbol)
+), buckets AS (
+  SELECT chain_key, strategy_hash, token, sum(maker_fees) AS mf,
+    sum(delta_seconds + extract(epoch FROM hour - $1::timestamptz) * delta) AS moment
+  FROM strategy_earnings_hourly WHERE hour >= $1::timestamptz
+  GROUP BY 1, 2, 3
+), earning AS (
+  SELECT chain_key, strategy_hash FROM buckets GROUP BY 1, 2 HAVING sum(mf) > 0
+), per_token AS (
+  SELECT s.chain_key, s.strategy_hash, v.token, coalesce(b.mf, 0) AS mf,
+    v.balance * extract(epoch FROM $2::timestamptz - $1::timestamptz) - coalesce(b.moment, 0) AS balance_seconds
+  FROM earning e
+  JOIN strategies s ON s.chain_key = e.chain_key AND s.strategy_hash = e.strategy_hash
+  CROSS JOIN LATERAL (VALUES (s.token_a, s.balance_a), (s.token_b, s.balance_b)) AS v(token, balance)
+  LEFT JOIN buckets b ON b.chain_key = s.chain_key AND b.strategy_hash = s.strategy_hash AND b.token = v.token
+  WHERE v.token IS NOT NULL AND v.balance IS NOT NULL
+), valued AS (
+  SELECT p.chain_key, p.strategy_hash,
+    round(sum(p.mf::float8 * t.usd_per_unit)::numeric, 2)::float8 AS fees,
+    sum(p.mf::float8 * t.usd_per_unit) AS fees_exact,
+    sum(p.balance_seconds::float8 * t.usd_per_unit) AS liquidity_seconds
+  FROM per_token p JOIN tokens t ON t.chain_key = p.chain_key AND t.token = p.token
+  GROUP BY 1, 2
+), keys AS (
+  SELECT chain_key, strategy_hash, fees,
+    CASE WHEN liquidity_seconds > 0 AND fees_exact > 0
+      THEN round((fees_exact / liquidity_seconds * 365 * 86400 * 100)::numeric, 2)::float8 END AS apy
+  FROM valued
+  -- The strategies that had keys and have none now go back to none.
+  UNION ALL
+  SELECT s.chain_key, s.strategy_hash, 0, NULL
+  FROM strategies s
+  WHERE (s.apy_7d IS NOT NULL OR s.fees_7d_usd <> 0)
+    AND NOT EXISTS (SELECT 1 FROM valued v WHERE v.chain_key = s.chain_key AND v.strategy_hash = s.strategy_hash)
+)
+UPDATE strategies s SET fees_7d_usd = k.fees, apy_7d = k.apy
+FROM keys k
+WHERE s.chain_key = k.chain_key AND s.strategy_hash = k.strategy_hash
+  AND (s.fees_7d_usd, s.apy_7d) IS DISTINCT FROM (k.fees, k.apy)`;
+
+/**
+ * Computes the keys at `now` when the last computation is older than `minIntervalMs` (0: always);
+ * returns the strategies written, or null when it was not due.
+ */
+export async function refreshStrategyEarningsSort(
+  client: pg.ClientBase,
+  tokens: readonly RankedToken[],
+  prices: Readonly<Record<string, number>>,
+  options: { minIntervalMs?: number; now?: Date } = {},
+): Promise<number | null> {
+  const now = options.now ?? new Date();
+  const minIntervalMs = options.minIntervalMs ?? EARNINGS_SORT_INTERVAL_MS;
+  const { rows } = await client.query<{ due: boolean }>(
+    `SELECT coalesce((SELECT refreshed_at FROM rollups WHERE name = $1) < $2::timestamptz - make_interval(secs => $3), true) AS due`,
+    [MARKER, now, minIntervalMs / 1000],
+  );
+  if (!rows[0]?.due) return null;
+  const { rowCount } = await client.query(SORT_KEYS, [
+    windowStarts(now).d7,
+    now,
+    tokens.map((t) => t.chain),
+    tokens.map((t) => t.address.toLowerCase()),
+    tokens.map((t) => t.symbol),
+    tokens.map((t) => t.decimals),
+    Object.keys(prices).map((s) => s.toUpperCase()),
+    Object.values(prices),
+  ]);
+  await client.query(
+    `INSERT INTO rollups (name, payload, refreshed_at) VALUES ($1, '{}', $2)
+     ON CONFLICT (name) DO UPDATE SET refreshed_at = EXCLUDED.refreshed_at`,
+    [MARKER, now],
+  );
+  return rowCount ?? 0;
+}
