@@ -81,7 +81,9 @@ export async function startIndexer(services: Services, options: IndexerOptions =
     });
 
   const syncNow = (syncOptions: SyncOptions = {}) => Promise.all(followers.map((f) => f.sync(syncOptions)));
-  const refreshNow = async () => refreshRollup(db, chains, { prices: await services.prices.usd() });
+  // Everything derived, now: after a rewind (orphaned rows) and when a caller asks.
+  const refreshNow = async () =>
+    refreshRollup(db, chains, { prices: await services.prices.usd(), everything: true });
 
   // Repeated failures (a chain's RPC down) are logged when they start and when they end, not per poll.
   const failing = new Map<string, string>();
@@ -174,7 +176,8 @@ export async function startIndexer(services: Services, options: IndexerOptions =
         ),
       );
       try {
-        await refreshNow();
+        // The leaderboard and the list's earnings keys only when due (a start must not wait for them).
+        await refreshRollup(db, chains, { prices: await services.prices.usd() });
       } catch (error) {
         report('rollup', error);
       }

@@ -2,13 +2,18 @@
  * The makers leaderboard (maker_rankings, migration 027): per period of 1, 7 and 30 days and per
  * maker, its volume (maker_hourly), the fees its strategies earned and the APY they give (the
  * earnings buckets, priced and computed as resolvers/earnings.ts does for one maker), and its TVL as
- * the makers list orders it (maker_activity.tvl_usd). Written after each roll-up refresh: windows
- * slide with the clock, so every maker is computed again, and only rows whose figures changed are
- * written.
+ * the makers list orders it (maker_activity.tvl_usd). Written after a roll-up refresh, at most every
+ * RANKINGS_INTERVAL_MS: windows slide with the clock, so every maker is computed again (over 150,000
+ * makers and 10M swaps: ~7 s a period, bench:earnings), and only rows whose figures changed are written.
  */
 import type pg from 'pg';
 import { windowStarts } from '../lib/windows.js';
 import { RANKING_PERIODS, type RankingPeriod } from '../store/makerRankings.js';
+import { isDue, markRun } from './refreshMarker.js';
+
+export const RANKINGS_INTERVAL_MS = 5 * 60_000;
+/** The `rollups` row whose refreshed_at says when the leaderboard was last computed. */
+const MARKER = 'maker_rankings';
 
 export interface RankedToken {
   chain: string;
@@ -63,13 +68,18 @@ WHERE (r.volume_usd, r.swap_count, r.maker_fees_usd, r.protocol_fees_usd, r.tvl_
   IS DISTINCT FROM (EXCLUDED.volume_usd, EXCLUDED.swap_count, EXCLUDED.maker_fees_usd, EXCLUDED.protocol_fees_usd,
     EXCLUDED.tvl_usd, EXCLUDED.apy)`;
 
-/** Ranks every maker over each period at `now`; returns the rows written (changed). */
+/**
+ * Ranks every maker over each period at `now` when the last ranking is older than `minIntervalMs`
+ * (0: always); returns the rows written (changed), or null when it was not due.
+ */
 export async function refreshMakerRankings(
   client: pg.ClientBase,
   tokens: readonly RankedToken[],
   prices: Readonly<Record<string, number>>,
-  now = new Date(),
-): Promise<number> {
+  options: { minIntervalMs?: number; now?: Date } = {},
+): Promise<number | null> {
+  const now = options.now ?? new Date();
+  if (!(await isDue(client, MARKER, now, options.minIntervalMs ?? RANKINGS_INTERVAL_MS))) return null;
   const w = windowStarts(now);
   const starts: Record<RankingPeriod, Date> = { '1d': w.d1, '7d': w.d7, '30d': w.d30 };
   const symbols = Object.keys(prices).map((s) => s.toUpperCase());
@@ -89,5 +99,6 @@ export async function refreshMakerRankings(
     ]);
     written += rowCount ?? 0;
   }
+  await markRun(client, MARKER, now);
   return written;
 }

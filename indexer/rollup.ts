@@ -257,7 +257,7 @@ export interface RefreshResult {
   rollup?: CatalogueRollup;
   /** Makers whose TVL was priced again (their balances changed since): indexer/makerTvl.ts. */
   makersPriced?: number;
-  /** Rows of the makers leaderboard whose figures changed: indexer/makerRankings.ts. */
+  /** Rows of the makers leaderboard whose figures changed, when it was due: indexer/makerRankings.ts. */
   makersRanked?: number;
   /** Strategies whose earnings sort keys changed, when they were due: indexer/strategyEarningsSort.ts. */
   strategiesEarningsSorted?: number;
@@ -271,7 +271,12 @@ export interface RefreshResult {
 export async function refreshRollup(
   db: Db,
   chains: readonly (Pick<ChainConfig, 'key' | 'chainId'> & Partial<Pick<ChainConfig, 'tokens'>>)[],
-  options: { minIntervalMs?: number; prices?: UsdPrices } = {},
+  options: {
+    minIntervalMs?: number;
+    prices?: UsdPrices;
+    /** Also the leaderboard and the list's earnings keys now, whenever they last ran (after a rewind). */
+    everything?: boolean;
+  } = {},
 ): Promise<RefreshResult> {
   const started = performance.now();
   const client = await db.connect();
@@ -315,8 +320,10 @@ export async function refreshRollup(
     if (result.refreshed) {
       result.makersPriced = await refreshMakerTvl(client, options.prices ?? {});
       const tokens = chains.flatMap((c) => (c.tokens ?? []).map((t) => ({ chain: c.key, ...t })));
-      result.makersRanked = await refreshMakerRankings(client, tokens, options.prices ?? {});
-      const sorted = await refreshStrategyEarningsSort(client, tokens, options.prices ?? {});
+      const due = options.everything ? { minIntervalMs: 0 } : {};
+      const ranked = await refreshMakerRankings(client, tokens, options.prices ?? {}, due);
+      if (ranked !== null) result.makersRanked = ranked;
+      const sorted = await refreshStrategyEarningsSort(client, tokens, options.prices ?? {}, due);
       if (sorted !== null) result.strategiesEarningsSorted = sorted;
     }
     return done(result);

@@ -9,6 +9,7 @@
 import type pg from 'pg';
 import { windowStarts } from '../lib/windows.js';
 import type { RankedToken } from './makerRankings.js';
+import { isDue, markRun } from './refreshMarker.js';
 
 export const EARNINGS_SORT_INTERVAL_MS = 15 * 60_000;
 /** The `rollups` row whose refreshed_at says when the keys were last computed. */
@@ -71,11 +72,7 @@ export async function refreshStrategyEarningsSort(
 ): Promise<number | null> {
   const now = options.now ?? new Date();
   const minIntervalMs = options.minIntervalMs ?? EARNINGS_SORT_INTERVAL_MS;
-  const { rows } = await client.query<{ due: boolean }>(
-    `SELECT coalesce((SELECT refreshed_at FROM rollups WHERE name = $1) < $2::timestamptz - make_interval(secs => $3), true) AS due`,
-    [MARKER, now, minIntervalMs / 1000],
-  );
-  if (!rows[0]?.due) return null;
+  if (!(await isDue(client, MARKER, now, minIntervalMs))) return null;
   const { rowCount } = await client.query(SORT_KEYS, [
     windowStarts(now).d7,
     now,
@@ -86,10 +83,6 @@ export async function refreshStrategyEarningsSort(
     Object.keys(prices).map((s) => s.toUpperCase()),
     Object.values(prices),
   ]);
-  await client.query(
-    `INSERT INTO rollups (name, payload, refreshed_at) VALUES ($1, '{}', $2)
-     ON CONFLICT (name) DO UPDATE SET refreshed_at = EXCLUDED.refreshed_at`,
-    [MARKER, now],
-  );
+  await markRun(client, MARKER, now);
   return rowCount ?? 0;
 }
