@@ -16,7 +16,7 @@
  * bench/results/earnings.json.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { unreadPrices } from '../chain/prices.js';
@@ -171,6 +171,8 @@ function indexerAb(): Record<string, unknown> {
   const tree = mkdtempSync(path.join(tmpdir(), 'bench-baseline-'));
   git('worktree', 'add', '--detach', tree, ref);
   symlinkSync(path.join(ROOT, 'node_modules'), path.join(tree, 'node_modules'));
+  // The same instrument on both sides: this tree's bench/indexer.ts measures the baseline's indexer.
+  copyFileSync(path.join(ROOT, 'bench', 'indexer.ts'), path.join(tree, 'bench', 'indexer.ts'));
   try {
     const withRollups: number[] = [];
     const without: number[] = [];

@@ -90,8 +90,9 @@ try {
   await seedIndexer.syncNow();
   await seedIndexer.stop();
 
-  // History, per chain, round-robin over the open strategies, each one alternating direction so no
-  // pool drains: first AUTOMINED_PER_CHAIN swaps with automine (about one swap per block), then
+  // History, per chain, round-robin over the open constant-product strategies (a concentrated or pegged
+  // one of the seed refuses some of these sizes: its range, its empty side), each one alternating
+  // direction so no pool drains: first AUTOMINED_PER_CHAIN swaps with automine (about one swap per block), then
   // SWAPS_PER_CHAIN with automine off, mined by evm_mine per slice of sends (many swaps per block, as
   // on a busy chain).
   const historyStarted = performance.now();
@@ -99,7 +100,8 @@ try {
     registry.list().map(async (chain) => {
       const { rows } = await scratchDb.query<{ strategy: Hex; token_a: Address; token_b: Address }>(
         `SELECT strategy, token_a, token_b FROM strategies
-         WHERE chain_key = $1 AND status = 'active' AND app = $2 AND token_a IS NOT NULL ORDER BY strategy_hash`,
+         WHERE chain_key = $1 AND status = 'active' AND app = $2 AND token_a IS NOT NULL AND kind = 'xyc'
+         ORDER BY strategy_hash`,
         [chain.key, chain.router.toLowerCase()],
       );
       const rpc = devnetRpc(chain.rpcUrl);

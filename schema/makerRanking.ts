@@ -69,7 +69,7 @@ export const MakerRanking = builder.objectRef<RankingRow>('MakerRanking').implem
     }),
     rankedAt: t.field({
       type: 'DateTime',
-      description: 'When these figures were computed (each roll-up refresh).',
+      description: 'When these figures were computed: after a roll-up refresh, at most every 5 minutes.',
       resolve: (r) => r.ranked_at,
     }),
     maker: t.field({
@@ -90,7 +90,7 @@ builder.queryFields((t) => ({
   makerLeaderboard: t.field({
     type: RankingConnection,
     description:
-      'Makers ranked over a period by APY, volume, fees or TVL, highest first, one keyset page at a time; recomputed at each roll-up refresh.',
+      'Makers ranked over a period by APY, volume, fees or TVL, highest first, one keyset page at a time; recomputed after a roll-up refresh at most every 5 minutes (rankedAt).',
     args: {
       period: t.arg({ type: LeaderboardPeriod, defaultValue: '7d', description: 'The window (default D7).' }),
       sort: t.arg({
