@@ -109,6 +109,31 @@ try {
       const accounts = (await call('eth_accounts')) as Address[];
       const taker = await PipelinedWallet.open(rpc, accounts[4]!);
       const traits = exactInTakerTraits();
+      const swapOf = (s: (typeof rows)[number], aToB: boolean, amount: bigint) =>
+        swapCalldata({
+          order: decodeStrategy(s.strategy)!,
+          tokenIn: aToB ? s.token_a : s.token_b,
+          tokenOut: aToB ? s.token_b : s.token_a,
+          amount,
+          takerTraits: traits,
+        });
+      // The seed keeps makers that cannot pay (a lowered allowance, an emptied wallet) for the health
+      // demos: trade only the strategies whose largest swap of the history passes both ways now.
+      const tradable: typeof rows = [];
+      for (const s of rows) {
+        const passes = await Promise.all(
+          [true, false].map((aToB) =>
+            call('eth_call', [
+              { from: accounts[4], to: chain.router, data: swapOf(s, aToB, 117_000_000n) },
+              'latest',
+            ])
+              .then(() => true)
+              .catch(() => false),
+          ),
+        );
+        if (passes.every(Boolean)) tradable.push(s);
+      }
+      rows.splice(0, rows.length, ...tradable);
       const hashes: Promise<Hash>[] = [];
       // Waits for the sent swaps; evm_mine also takes in what automine left pending (a transaction
       // that arrived before its predecessor's nonce, or past a block's gas limit).
@@ -138,13 +163,7 @@ try {
         hashes.push(
           taker.send({
             to: chain.router as Address,
-            data: swapCalldata({
-              order: decodeStrategy(s.strategy)!,
-              tokenIn: aToB ? s.token_a : s.token_b,
-              tokenOut: aToB ? s.token_b : s.token_a,
-              amount: BigInt(20_000_000 + (i % 97) * 1_000_000),
-              takerTraits: traits,
-            }),
+            data: swapOf(s, aToB, BigInt(20_000_000 + (i % 97) * 1_000_000)),
             gas: 600_000n,
           }),
         );
