@@ -82,6 +82,10 @@ async function call(
     method,
     headers: {
       'x-forwarded-for': init.client ?? `10.50.${clients >> 8}.${clients & 255}`,
+      // A connection per call: the service runs in this process, and after the seconds of synchronous
+      // checks of some tests a reused idle connection meets the server's overdue keep-alive timer
+      // closing it (fetch failed, ECONNRESET, on a busy box).
+      connection: 'close',
       ...init.headers,
     },
     ...(init.body === undefined ? {} : { body: init.body }),
