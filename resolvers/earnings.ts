@@ -11,7 +11,8 @@
  *
  * The windows end when the chain's events are all stored (its indexer checkpoint), not at the request:
  * the figures are exact as of the data, and the same until the catalogue moves (so a cached answer and
- * its ETag stay valid meanwhile). Without a checkpoint they end at the current minute.
+ * its ETag stay valid meanwhile). Without a checkpoint (rows not written by an indexer) they end at the
+ * latest event of the strategy or maker, which is as far as its data goes.
  */
 
 import { cents, priceOf } from '../lib/usd.js';
@@ -20,7 +21,7 @@ import {
   chainIndexedThrough,
   type EarningsRow,
   makerEarnings,
-  makerFirstShip,
+  makerSpan,
   strategyEarnings,
 } from '../store/earnings.js';
 import type { GraphQLContext } from './context.js';
@@ -112,11 +113,13 @@ export function apyOf(makerFeesUsd: number, liquidityUsdSeconds: number): number
   return Math.round((makerFeesUsd / liquidityUsdSeconds) * YEAR_SECONDS * 100 * 100) / 100;
 }
 
-/** Where the windows of `chain` end (see above). */
-async function endOf(ctx: GraphQLContext, chain: string): Promise<Date> {
-  const indexed = await chainIndexedThrough(ctx.services.db, chain);
-  return indexed ?? new Date(Math.floor(Date.now() / 60_000) * 60_000);
+/** Where the windows of `chain` end (see above), or at `latest` without a checkpoint. */
+async function endOf(ctx: GraphQLContext, chain: string, latest: () => Promise<Date>): Promise<Date> {
+  return (await chainIndexedThrough(ctx.services.db, chain)) ?? (await latest());
 }
+
+const latestOf = (...times: (Date | string | null | undefined)[]): Date =>
+  new Date(Math.max(...times.map((t) => (t ? new Date(t).getTime() : 0))));
 
 function windowsFrom(now: Date, lifetimeStart: Date) {
   const w = windowStarts(now);
@@ -131,9 +134,15 @@ function windowsFrom(now: Date, lifetimeStart: Date) {
 /** A strategy's windows; its lifetime starts when it shipped. */
 export async function strategyEarningsOf(
   ctx: GraphQLContext,
-  s: { chain_key: string; strategy_hash: string; shipped_at: Date | string },
+  s: {
+    chain_key: string;
+    strategy_hash: string;
+    shipped_at: Date | string;
+    docked_at?: Date | string | null;
+    last_swap_at?: Date | string | null;
+  },
 ): Promise<EarningsWindow[]> {
-  const now = await endOf(ctx, s.chain_key);
+  const now = await endOf(ctx, s.chain_key, async () => latestOf(s.shipped_at, s.docked_at, s.last_swap_at));
   const windows = windowsFrom(now, new Date(s.shipped_at));
   const [rows, prices] = await Promise.all([
     strategyEarnings(
@@ -153,11 +162,9 @@ export async function makerEarningsOf(
   ctx: GraphQLContext,
   m: { chain_key: string; maker: string },
 ): Promise<EarningsWindow[]> {
-  const [now, shipped] = await Promise.all([
-    endOf(ctx, m.chain_key),
-    makerFirstShip(ctx.services.db, m.chain_key, m.maker),
-  ]);
-  const first = shipped ?? now;
+  const span = await makerSpan(ctx.services.db, m.chain_key, m.maker);
+  const now = await endOf(ctx, m.chain_key, async () => latestOf(span.last));
+  const first = span.first ?? now;
   const windows = windowsFrom(now, new Date(first));
   const [rows, prices] = await Promise.all([
     makerEarnings(

@@ -87,15 +87,24 @@ export async function makerEarnings(
   return rows;
 }
 
-/** When the maker shipped its first strategy on the chain: the start of its lifetime window. */
-export async function makerFirstShip(db: Db, chain: string, maker: string): Promise<Date | null> {
-  const { rows } = await prepared<{ at: Date | null }>(
+/**
+ * The span of the maker's events on the chain: its first ship (the start of its lifetime window) and
+ * its latest ship, dock or swap.
+ */
+export async function makerSpan(
+  db: Db,
+  chain: string,
+  maker: string,
+): Promise<{ first: Date | null; last: Date | null }> {
+  const { rows } = await prepared<{ first: Date | null; last: Date | null }>(
     db,
-    'maker_first_ship',
-    'SELECT min(shipped_at) AS at FROM strategies WHERE maker = $2 AND chain_key = $1',
+    'maker_span',
+    `SELECT min(shipped_at) AS first,
+       max(greatest(shipped_at, coalesce(docked_at, shipped_at), coalesce(last_swap_at, shipped_at))) AS last
+     FROM strategies WHERE maker = $2 AND chain_key = $1`,
     [chain, maker],
   );
-  return rows[0]?.at ?? null;
+  return rows[0] ?? { first: null, last: null };
 }
 
 /** The time up to which the chain's events are all stored (its checkpoint); null before the first. */
