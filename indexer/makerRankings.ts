@@ -22,13 +22,37 @@ export interface RankedToken {
   decimals: number;
 }
 
-// $1 period, $2 window start, $3 now, $4..$7 the listed tokens, $8..$9 the prices by upper-case symbol.
-const RANK = `
-WITH tokens AS (
+/**
+ * The CTE `tokens(chain_key, token, usd_per_unit)`: the listed tokens that have a price, from the six
+ * parameters `pricedTokenParams` gives, starting at `$first`.
+ */
+export function pricedTokensCte(first: number): string {
+  const $ = (i: number) => `$${first + i}`;
+  return `tokens AS (
   SELECT t.chain_key, t.token, p.usd / power(10::float8, t.decimals) AS usd_per_unit
-  FROM unnest($4::text[], $5::text[], $6::text[], $7::int[]) AS t(chain_key, token, symbol, decimals)
-  JOIN unnest($8::text[], $9::float8[]) AS p(symbol, usd) ON p.symbol = upper(t.symbol)
-), buckets AS (
+  FROM unnest(${$(0)}::text[], ${$(1)}::text[], ${$(2)}::text[], ${$(3)}::int[]) AS t(chain_key, token, symbol, decimals)
+  JOIN unnest(${$(4)}::text[], ${$(5)}::float8[]) AS p(symbol, usd) ON p.symbol = upper(t.symbol)
+)`;
+}
+
+/** The six parameters of `pricedTokensCte`. */
+export function pricedTokenParams(
+  tokens: readonly RankedToken[],
+  prices: Readonly<Record<string, number>>,
+): unknown[] {
+  return [
+    tokens.map((t) => t.chain),
+    tokens.map((t) => t.address.toLowerCase()),
+    tokens.map((t) => t.symbol),
+    tokens.map((t) => t.decimals),
+    Object.keys(prices).map((s) => s.toUpperCase()),
+    Object.values(prices),
+  ];
+}
+
+// $1 period, $2 window start, $3 now, $4..$9 the priced tokens.
+const RANK = `
+WITH ${pricedTokensCte(4)}, buckets AS (
   SELECT chain_key, maker, token, sum(maker_fees) AS mf, sum(protocol_fees) AS pf,
     sum(delta_seconds + extract(epoch FROM hour - $2::timestamptz) * delta) AS moment
   FROM maker_earnings_hourly WHERE hour >= $2::timestamptz
@@ -82,20 +106,13 @@ export async function refreshMakerRankings(
   if (!(await isDue(client, MARKER, now, options.minIntervalMs ?? RANKINGS_INTERVAL_MS))) return null;
   const w = windowStarts(now);
   const starts: Record<RankingPeriod, Date> = { '1d': w.d1, '7d': w.d7, '30d': w.d30 };
-  const symbols = Object.keys(prices).map((s) => s.toUpperCase());
-  const usd = Object.values(prices);
   let written = 0;
   for (const period of RANKING_PERIODS) {
     const { rowCount } = await client.query(RANK, [
       period,
       starts[period],
       now,
-      tokens.map((t) => t.chain),
-      tokens.map((t) => t.address.toLowerCase()),
-      tokens.map((t) => t.symbol),
-      tokens.map((t) => t.decimals),
-      symbols,
-      usd,
+      ...pricedTokenParams(tokens, prices),
     ]);
     written += rowCount ?? 0;
   }

@@ -8,20 +8,16 @@
  */
 import type pg from 'pg';
 import { windowStarts } from '../lib/windows.js';
-import type { RankedToken } from './makerRankings.js';
+import { pricedTokenParams, pricedTokensCte, type RankedToken } from './makerRankings.js';
 import { isDue, markRun } from './refreshMarker.js';
 
 export const EARNINGS_SORT_INTERVAL_MS = 15 * 60_000;
 /** The `rollups` row whose refreshed_at says when the keys were last computed. */
 const MARKER = 'strategy_earnings_sort';
 
-// $1 window start, $2 now, $3..$6 the listed tokens, $7..$8 the prices by upper-case symbol.
+// $1 window start, $2 now, $3..$8 the priced tokens.
 const SORT_KEYS = `
-WITH tokens AS (
-  SELECT t.chain_key, t.token, p.usd / power(10::float8, t.decimals) AS usd_per_unit
-  FROM unnest($3::text[], $4::text[], $5::text[], $6::int[]) AS t(chain_key, token, symbol, decimals)
-  JOIN unnest($7::text[], $8::float8[]) AS p(symbol, usd) ON p.symbol = upper(t.symbol)
-), buckets AS (
+WITH ${pricedTokensCte(3)}, buckets AS (
   SELECT chain_key, strategy_hash, token, sum(maker_fees) AS mf,
     sum(delta_seconds + extract(epoch FROM hour - $1::timestamptz) * delta) AS moment
   FROM strategy_earnings_hourly WHERE hour >= $1::timestamptz
@@ -76,12 +72,7 @@ export async function refreshStrategyEarningsSort(
   const { rowCount } = await client.query(SORT_KEYS, [
     windowStarts(now).d7,
     now,
-    tokens.map((t) => t.chain),
-    tokens.map((t) => t.address.toLowerCase()),
-    tokens.map((t) => t.symbol),
-    tokens.map((t) => t.decimals),
-    Object.keys(prices).map((s) => s.toUpperCase()),
-    Object.values(prices),
+    ...pricedTokenParams(tokens, prices),
   ]);
   await markRun(client, MARKER, now);
   return rowCount ?? 0;
