@@ -151,8 +151,27 @@ function namedOf(type: GraphQLOutputType): GraphQLNamedType {
   return t;
 }
 
-/** The selected fields of `parent` in selection order, fragments spread in place: [key, field, sub-selection]. */
+/**
+ * The selected fields of `parent` in selection order, fragments spread in place: [key, field,
+ * sub-selection]. A key selected twice (a fragment's field and the operation's own) is one field, where
+ * it first comes, with both sub-selections, as GraphQL executes it.
+ */
 function fieldsOf(
+  parent: GraphQLNamedType,
+  selectionSet: SelectionSetNode,
+  walk: Walk,
+): [string, GraphQLField<unknown, unknown>, SelectionSetNode | undefined][] {
+  const merged = new Map<string, [string, GraphQLField<unknown, unknown>, SelectionSetNode | undefined]>();
+  for (const [key, field, sub] of selectedFields(parent, selectionSet, walk)) {
+    const first = merged.get(key);
+    if (!first) merged.set(key, [key, field, sub]);
+    else if (first[2] && sub)
+      first[2] = { kind: Kind.SELECTION_SET, selections: [...first[2].selections, ...sub.selections] };
+  }
+  return [...merged.values()];
+}
+
+function selectedFields(
   parent: GraphQLNamedType,
   selectionSet: SelectionSetNode,
   walk: Walk,
@@ -169,7 +188,7 @@ function fieldsOf(
       const fragment =
         selection.kind === Kind.FRAGMENT_SPREAD ? walk.fragments.get(selection.name.value) : selection;
       if (!fragment) throw new Error('fromSelection: a fragment spread names no fragment of the document');
-      out.push(...fieldsOf(parent, fragment.selectionSet, walk));
+      out.push(...selectedFields(parent, fragment.selectionSet, walk));
     }
   }
   return out;

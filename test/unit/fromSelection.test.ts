@@ -26,6 +26,17 @@ describe('a body derived from its operation', () => {
     ]);
   });
 
+  it('merges a field selected twice (in a fragment and in the operation) where it first comes, as GraphQL answers it', () => {
+    const schema = operationSchema(
+      parse(`query { strategy(hash: "0x") { ...F kind priceRange { minUsd } } }
+        fragment F on Strategy { hash priceRange { of min } }`),
+      ['strategy'],
+    );
+    expect(Object.keys(properties(schema))).toEqual(['hash', 'priceRange', 'kind']);
+    const range = (properties(schema).priceRange!.anyOf as Json[])[0] as { properties: Json };
+    expect(Object.keys(range.properties)).toEqual(['of', 'min', 'minUsd']);
+  });
+
   it("takes types, nullability, enum spelling, patterns and descriptions from the graph's fields", () => {
     // An enum's values are explained in the REST spelling, in their declared order.
     expect(
