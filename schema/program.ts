@@ -1,5 +1,5 @@
 import type { DecodedArg, DecodedProgram, ProgramInstruction } from '../chain/program.js';
-import { strategyPriceRange, strategyProgram } from '../resolvers/catalogue/detail.js';
+import { priceRangeUsd, strategyPriceRange, strategyProgram } from '../resolvers/catalogue/detail.js';
 import { builder } from './builder.js';
 import { Strategy } from './strategy.js';
 
@@ -86,6 +86,18 @@ const StrategyPriceRange = builder
       in: t.exposeString('in', { nullable: true, description: 'The token it is priced in (its symbol).' }),
       min: t.exposeFloat('min', { description: 'The lowest price of the range.' }),
       max: t.exposeFloat('max', { description: 'The highest price of the range.' }),
+      minUsd: t.float({
+        nullable: true,
+        description:
+          'The lowest price of the range in USD: `min` times the current USD price of `in` (chains-file prices); null when `in` has none.',
+        resolve: (r, _a, ctx) => priceRangeUsd(ctx, r, r.min),
+      }),
+      maxUsd: t.float({
+        nullable: true,
+        description:
+          'The highest price of the range in USD: `max` times the current USD price of `in`; null when `in` has none.',
+        resolve: (r, _a, ctx) => priceRangeUsd(ctx, r, r.max),
+      }),
     }),
   });
 

@@ -10,6 +10,7 @@ import {
 } from '../../chain/program.js';
 import { humanPriceOf } from '../../chain/strategyArgs.js';
 import { ApiError } from '../../lib/errors.js';
+import { priceOf } from '../../lib/usd.js';
 import { recentSwaps, type StrategyDetailRow, type SwapRow } from '../../store/catalogue.js';
 import type { GraphQLContext } from '../context.js';
 import { HASH, MAX_LIMIT, resolveChain } from './params.js';
@@ -151,6 +152,19 @@ export async function strategySwaps(
  */
 export async function strategyPriceRange(ctx: GraphQLContext, row: StrategyView) {
   return priceRangeOf((await strategyProgram(ctx, row))?.instructions ?? null, row);
+}
+
+/**
+ * A bound of a range in USD: a whole `of` at that bound is worth `bound` of `in`, at `in`'s price now.
+ * Null when nothing prices `in` (never a price of 1 for an unpriced token).
+ */
+export async function priceRangeUsd(
+  ctx: GraphQLContext,
+  range: { in: string | null },
+  bound: number,
+): Promise<number | null> {
+  const price = priceOf(await ctx.services.prices.usd(), range.in);
+  return price === 0 ? null : Number((bound * price).toPrecision(10));
 }
 
 /** The range of a program's XYCConcentrateGrowLiquidity2D in prices (see above); null without one. */

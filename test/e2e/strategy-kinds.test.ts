@@ -110,11 +110,19 @@ async function prepare(strategy: unknown, headers: Record<string, string> = {}):
   return (body as { data: Prepared }).data;
 }
 
+const STABLE_USD = 0.98;
+
 const balanceOf = (t: Address, who: Address) =>
   chain.readContract({ address: t, abi: erc20Abi, functionName: 'balanceOf', args: [who] });
 
 beforeAll(async () => {
-  w = await startWritePath({ basePort: BASE_PORT, proxyPort: PROXY_PORT, name: 'kinds-e2e' });
+  // Both stablecoins a little under a dollar, so a range's USD bounds differ from its token prices.
+  w = await startWritePath({
+    basePort: BASE_PORT,
+    proxyPort: PROXY_PORT,
+    name: 'kinds-e2e',
+    env: { TOKEN_PRICES_USD: `USDC=${STABLE_USD},USDT=${STABLE_USD}` },
+  });
   ({ svc, indexer, chain } = w);
   makerKey = (await svc.createKey({ environment: 'LIVE', prepareLimitPerMinute: 1000, label: 'maker' })).key;
   takerKey = (await svc.createKey({ environment: 'LIVE', prepareLimitPerMinute: 1000, label: 'taker' })).key;
@@ -222,15 +230,28 @@ describe('a position of each kind, opened, traded and docked as returned', () =>
     await indexer.syncNow();
     // The detail says the kind and, for the range, its bounds in prices (of tokenA in tokenB).
     const detail = (await (await svc.get(`/api/strategy-detail?chain=base&hash=${opened[0]}`)).json()) as {
-      data: { kind: string; priceRange: { of: string; in: string; min: number; max: number } | null };
+      data: {
+        kind: string;
+        priceRange: {
+          of: string;
+          in: string;
+          min: number;
+          max: number;
+          minUsd: number;
+          maxUsd: number;
+        } | null;
+      };
     };
     expect(detail.data.kind).toBe('concentrated');
-    const range = detail.data.priceRange!;
+    const { minUsd, maxUsd, ...range } = detail.data.priceRange!;
     expect(new Set([range.of, range.in])).toEqual(new Set(['USDC', 'USDT']));
     expect(range.min).toBeGreaterThan(0.985);
     expect(range.min).toBeLessThan(0.995);
     expect(range.max).toBeGreaterThan(1.005);
     expect(range.max).toBeLessThan(1.0105);
+    // And in USD: a whole `of` at each bound is worth the bound in `in`, at `in`'s price.
+    expect(minUsd).toBeCloseTo(range.min * STABLE_USD, 8);
+    expect(maxUsd).toBeCloseTo(range.max * STABLE_USD, 8);
     const pegged = (await (await svc.get(`/api/strategy-detail?chain=base&hash=${opened[1]}`)).json()) as {
       data: { kind: string; priceRange: unknown };
     };
