@@ -1,7 +1,8 @@
 /**
  * The sort keys of the strategy list by earnings (strategies.fees_7d_usd and apy_7d, migration 028):
  * per strategy with fees in the last 7 days, its maker fees in USD and its APY, computed from the
- * earnings buckets as resolvers/earnings.ts computes a strategy's 7-day window. At most every
+ * earnings buckets as resolvers/earnings.ts computes a strategy's 7-day window (ending, like it, at
+ * the chain's checkpoint). At most every
  * EARNINGS_SORT_INTERVAL_MS (after a roll-up refresh): the values move with the clock, and each change
  * re-renders a strategy's list entry, so they are not rewritten at every refresh. Only rows whose
  * rounded values changed are written; a strategy whose fees left the window goes back to none.
@@ -15,20 +16,31 @@ export const EARNINGS_SORT_INTERVAL_MS = 15 * 60_000;
 /** The `rollups` row whose refreshed_at says when the keys were last computed. */
 const MARKER = 'strategy_earnings_sort';
 
-// $1 window start, $2 now, $3..$8 the priced tokens.
+// $1 the earliest window start of any chain (an index bound), $2 now, $3 and $4 the chains' checkpoints
+// (keys and times), $5..$10 the priced tokens. A chain's window ends at its checkpoint, as the detail's
+// `earnings` does (now for a chain without one), and starts 167 hours before that hour.
 const SORT_KEYS = `
-WITH ${pricedTokensCte(3)}, buckets AS (
-  SELECT chain_key, strategy_hash, token, sum(maker_fees) AS mf,
-    sum(delta_seconds + extract(epoch FROM hour - $1::timestamptz) * delta) AS moment
-  FROM strategy_earnings_hourly WHERE hour >= $1::timestamptz
+WITH ${pricedTokensCte(5)}, ends AS (
+  SELECT chain_key, until, to_timestamp(floor(extract(epoch FROM until) / 3600) * 3600) - interval '167 hours' AS start
+  FROM unnest($3::text[], $4::timestamptz[]) AS e(chain_key, until)
+), now_window AS (
+  SELECT $2::timestamptz AS until,
+    to_timestamp(floor(extract(epoch FROM $2::timestamptz) / 3600) * 3600) - interval '167 hours' AS start
+), buckets AS (
+  SELECT h.chain_key, h.strategy_hash, h.token, sum(h.maker_fees) AS mf,
+    sum(h.delta_seconds + extract(epoch FROM h.hour - coalesce(e.start, n.start)) * h.delta) AS moment
+  FROM strategy_earnings_hourly h CROSS JOIN now_window n LEFT JOIN ends e ON e.chain_key = h.chain_key
+  WHERE h.hour >= $1::timestamptz AND h.hour >= coalesce(e.start, n.start)
   GROUP BY 1, 2, 3
 ), earning AS (
   SELECT chain_key, strategy_hash FROM buckets GROUP BY 1, 2 HAVING sum(mf) > 0
 ), per_token AS (
   SELECT s.chain_key, s.strategy_hash, v.token, coalesce(b.mf, 0) AS mf,
-    v.balance * extract(epoch FROM $2::timestamptz - $1::timestamptz) - coalesce(b.moment, 0) AS balance_seconds
+    v.balance * extract(epoch FROM coalesce(w.until, n.until) - coalesce(w.start, n.start)) - coalesce(b.moment, 0)
+      AS balance_seconds
   FROM earning e
   JOIN strategies s ON s.chain_key = e.chain_key AND s.strategy_hash = e.strategy_hash
+  CROSS JOIN now_window n LEFT JOIN ends w ON w.chain_key = s.chain_key
   CROSS JOIN LATERAL (VALUES (s.token_a, s.balance_a), (s.token_b, s.balance_b)) AS v(token, balance)
   LEFT JOIN buckets b ON b.chain_key = s.chain_key AND b.strategy_hash = s.strategy_hash AND b.token = v.token
   WHERE v.token IS NOT NULL AND v.balance IS NOT NULL
@@ -69,9 +81,15 @@ export async function refreshStrategyEarningsSort(
   const now = options.now ?? new Date();
   const minIntervalMs = options.minIntervalMs ?? EARNINGS_SORT_INTERVAL_MS;
   if (!(await isDue(client, MARKER, now, minIntervalMs))) return null;
+  const { rows: ends } = await client.query<{ chain_key: string; until: Date }>(
+    'SELECT chain_key, indexed_through_at AS until FROM indexer_checkpoints WHERE indexed_through_at IS NOT NULL',
+  );
+  const earliest = Math.min(now.getTime(), ...ends.map((e) => e.until.getTime()));
   const { rowCount } = await client.query(SORT_KEYS, [
-    windowStarts(now).d7,
+    windowStarts(new Date(earliest)).d7,
     now,
+    ends.map((e) => e.chain_key),
+    ends.map((e) => e.until),
     ...pricedTokenParams(tokens, prices),
   ]);
   await markRun(client, MARKER, now);

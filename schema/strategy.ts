@@ -210,6 +210,16 @@ export const Strategy = builder.objectRef<StrategyView>('Strategy').implement({
       type: ProgramKind,
       resolve: (s) => s.kind,
     }),
+    fees7dUsd: t.exposeFloat('fees_7d_usd', {
+      description:
+        "The maker's own fees of the last 7 days in USD (today's prices), as of the last earnings refresh (at most 15 minutes old): what sort FEES orders by. `earnings` gives the live figures.",
+      extensions: as('usd'),
+    }),
+    apy7d: t.exposeFloat('apy_7d', {
+      nullable: true,
+      description:
+        'The APY of the last 7 days in percent (as EarningsWindow.apy computes it), as of the last earnings refresh (at most 15 minutes old): what sort APY orders by; null without fees in those 7 days.',
+    }),
     firstSeenAt: t.field({
       type: 'DateTime',
       nullable: true,

@@ -43,6 +43,9 @@ export interface StrategyRow {
    * in prices; null for every other kind (migration 024).
    */
   range_program: unknown;
+  /** The maker's fees of the last 7 days in USD and their APY, as of the last refresh (migration 028). */
+  fees_7d_usd: number;
+  apy_7d: number | null;
 }
 
 /** A strategy with what only the detail shows: the shipped bytes, traits and the decoded program. */
@@ -108,6 +111,8 @@ export const LIST_FIELDS: readonly (readonly [keyof StrategyRow, string])[] = [
   ['last_swap_at', isoText('last_swap_at')],
   ['kind', 'kind'],
   ['range_program', "CASE WHEN kind = 'concentrated' THEN program END"],
+  ['fees_7d_usd', 'fees_7d_usd'],
+  ['apy_7d', 'apy_7d'],
 ];
 
 export const LIST_COLUMNS = LIST_FIELDS.map(([name, expression]) =>

@@ -61,6 +61,8 @@ function listedRow(
     last_swap_at: v[o + 24] as string | null,
     kind: v[o + 25] as StrategyRow['kind'],
     range_program: v[o + 26],
+    fees_7d_usd: v[o + 27] as number,
+    apy_7d: v[o + 28] as number | null,
     list_json: listJson,
     list_digest: listDigest,
     sort_value: sortValue,

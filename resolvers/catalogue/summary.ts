@@ -33,6 +33,8 @@ function summaryOf(ctx: GraphQLContext, row: StrategyView) {
     docked: dockedOf(row),
     kind: row.kind,
     priceRange: priceRangeOf((row.range_program as ProgramInstruction[] | null) ?? null, row),
+    fees7dUsd: row.fees_7d_usd,
+    apy7d: row.apy_7d,
   };
 }
 

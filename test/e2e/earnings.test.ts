@@ -280,6 +280,8 @@ describe('earnings from real swaps', () => {
     await w.indexer.refreshNow();
     type Node = {
       hash: string;
+      fees7dUsd: number;
+      apy7d: number | null;
       earnings: { days: number | null; makerFeesUsd: number; apy: number | null }[];
     };
     const page = async (sort: string, first: number, after: string | null) =>
@@ -289,7 +291,7 @@ describe('earnings from real swaps', () => {
         }>(
           `query($s: StrategySort, $f: Int, $a: String) {
              strategies(chain: "base", sort: $s, first: $f, after: $a) {
-               edges { node { hash earnings { days makerFeesUsd apy } } } pageInfo { hasNextPage endCursor } } }`,
+               edges { node { hash fees7dUsd apy7d earnings { days makerFeesUsd apy } } } pageInfo { hasNextPage endCursor } } }`,
           { s: sort, f: first, a: after },
         )
       ).strategies;
@@ -298,6 +300,14 @@ describe('earnings from real swaps', () => {
       const all = await page(sort, 100, null);
       expect(all.pageInfo.hasNextPage).toBe(false);
       const nodes = all.edges.map((e) => e.node);
+      // Each entry carries the keys it is sorted by: the 7-day window's figures as of the refresh.
+      for (const n of nodes) {
+        expect(n.fees7dUsd, n.hash).toBeCloseTo(week(n).makerFeesUsd, 2);
+        if (week(n).makerFeesUsd > 0) expect(n.apy7d, n.hash).toBeCloseTo(week(n).apy!, 6);
+        else expect(n.apy7d, n.hash).toBeNull();
+      }
+      const keys = nodes.map((n) => (sort === 'FEES' ? n.fees7dUsd : (n.apy7d ?? -1)));
+      expect(keys, sort).toEqual([...keys].sort((a, b) => b - a));
       expect(
         nodes.map((n) => n.hash),
         sort,
@@ -321,11 +331,17 @@ describe('earnings from real swaps', () => {
     }
     // The REST list takes the same sorts.
     const res = await w.svc.get('/api/strategies?chain=base&sort=fees&limit=100');
-    const body = (await res.json()) as { data: { strategies: { hash: string }[]; page: { sort: string } } };
+    const body = (await res.json()) as {
+      data: {
+        strategies: { hash: string; fees7dUsd: number; apy7d: number | null }[];
+        page: { sort: string };
+      };
+    };
     expect(res.status).toBe(200);
     expect(body.data.page.sort).toBe('fees');
-    expect(body.data.strategies.map((x) => x.hash)).toEqual(
-      (await page('FEES', 100, null)).edges.map((e) => e.node.hash),
+    // The same entries in the same order, with the same keys.
+    expect(body.data.strategies.map((x) => [x.hash, x.fees7dUsd, x.apy7d])).toEqual(
+      (await page('FEES', 100, null)).edges.map((e) => [e.node.hash, e.node.fees7dUsd, e.node.apy7d]),
     );
   });
 
