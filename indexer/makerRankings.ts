@@ -50,12 +50,19 @@ export function pricedTokenParams(
   ];
 }
 
-// $1 period, $2 window start, $3 now, $4..$9 the priced tokens.
+// $1 period, $2 window start, $3 now, $4 and $5 the chains' checkpoints (keys and times), $6 the hours of the
+// period before its last, $7 the earliest earnings window start of any chain (an index bound), $8..$13 the
+// priced tokens. Volume counts over the window ending now, as the maker view's activity; fees and APY over
+// the window ending at the chain's checkpoint (now without one), as the maker view's earnings.
 const RANK = `
-WITH ${pricedTokensCte(4)}, buckets AS (
-  SELECT chain_key, maker, token, sum(maker_fees) AS mf, sum(protocol_fees) AS pf,
-    sum(delta_seconds + extract(epoch FROM hour - $2::timestamptz) * delta) AS moment
-  FROM maker_earnings_hourly WHERE hour >= $2::timestamptz
+WITH ${pricedTokensCte(8)}, ends AS (
+  SELECT chain_key, until, to_timestamp(floor(extract(epoch FROM until) / 3600) * 3600) - make_interval(hours => $6) AS start
+  FROM unnest($4::text[], $5::timestamptz[]) AS e(chain_key, until)
+), buckets AS (
+  SELECT h.chain_key, h.maker, h.token, sum(h.maker_fees) AS mf, sum(h.protocol_fees) AS pf,
+    sum(h.delta_seconds + extract(epoch FROM h.hour - coalesce(e.start, $2::timestamptz)) * h.delta) AS moment
+  FROM maker_earnings_hourly h LEFT JOIN ends e ON e.chain_key = h.chain_key
+  WHERE h.hour >= $7::timestamptz AND h.hour >= coalesce(e.start, $2::timestamptz)
   GROUP BY 1, 2, 3
 ), balances AS (
   SELECT chain_key, maker, token, sum(amount) AS amount FROM catalogue_balances GROUP BY 1, 2, 3
@@ -63,11 +70,12 @@ WITH ${pricedTokensCte(4)}, buckets AS (
   SELECT coalesce(k.chain_key, n.chain_key) AS chain_key, coalesce(k.maker, n.maker) AS maker,
     sum(coalesce(k.mf, 0)::float8 * t.usd_per_unit) AS maker_fees,
     sum(coalesce(k.pf, 0)::float8 * t.usd_per_unit) AS protocol_fees,
-    sum((coalesce(n.amount, 0) * extract(epoch FROM $3::timestamptz - $2::timestamptz) - coalesce(k.moment, 0))::float8
-      * t.usd_per_unit) AS liquidity_seconds
+    sum((coalesce(n.amount, 0) * extract(epoch FROM coalesce(e.until, $3::timestamptz) - coalesce(e.start, $2::timestamptz))
+      - coalesce(k.moment, 0))::float8 * t.usd_per_unit) AS liquidity_seconds
   FROM buckets k
   FULL JOIN balances n ON n.chain_key = k.chain_key AND n.maker = k.maker AND n.token = k.token
   JOIN tokens t ON t.chain_key = coalesce(k.chain_key, n.chain_key) AND t.token = coalesce(k.token, n.token)
+  LEFT JOIN ends e ON e.chain_key = coalesce(k.chain_key, n.chain_key)
   GROUP BY 1, 2
 ), volume AS (
   SELECT chain_key, maker, sum(volume_usd) AS volume, sum(swap_count)::int AS swaps
@@ -104,14 +112,27 @@ export async function refreshMakerRankings(
 ): Promise<number | null> {
   const now = options.now ?? new Date();
   if (!(await isDue(client, MARKER, now, options.minIntervalMs ?? RANKINGS_INTERVAL_MS))) return null;
+  const { rows: ends } = await client.query<{ chain_key: string; until: Date }>(
+    'SELECT chain_key, indexed_through_at AS until FROM indexer_checkpoints WHERE indexed_through_at IS NOT NULL',
+  );
   const w = windowStarts(now);
-  const starts: Record<RankingPeriod, Date> = { '1d': w.d1, '7d': w.d7, '30d': w.d30 };
+  const earliest = windowStarts(new Date(Math.min(now.getTime(), ...ends.map((e) => e.until.getTime()))));
+  const starts: Record<RankingPeriod, [Date, Date, number]> = {
+    '1d': [w.d1, earliest.d1, 23],
+    '7d': [w.d7, earliest.d7, 167],
+    '30d': [w.d30, earliest.d30, 719],
+  };
   let written = 0;
   for (const period of RANKING_PERIODS) {
+    const [start, earliestStart, hours] = starts[period];
     const { rowCount } = await client.query(RANK, [
       period,
-      starts[period],
+      start,
       now,
+      ends.map((e) => e.chain_key),
+      ends.map((e) => e.until),
+      hours,
+      earliestStart,
       ...pricedTokenParams(tokens, prices),
     ]);
     written += rowCount ?? 0;

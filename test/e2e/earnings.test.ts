@@ -265,6 +265,18 @@ describe('earnings from real swaps', () => {
     expect(ours, 'the test maker is ranked').toBeDefined();
     const [d1] = await strategyEarnings();
     expect(ours!.makerFeesUsd).toBeCloseTo(d1!.makerFeesUsd, 2);
+    // Each maker's APY is its maker view's over the same window (ending at the chain's checkpoint).
+    for (const m of board.makers.slice(0, 5)) {
+      const ranked = (await page('VOLUME', 100, null)).edges.find((e) => e.node.address === m.address)!.node;
+      const { maker: view } = await w.svc.graphql<{
+        maker: { earnings: { days: number | null; apy: number | null }[] };
+      }>('query($a: String!) { maker(chain: "base", address: $a) { earnings { days apy } } }', {
+        a: m.address,
+      });
+      const day = view.earnings.find((e) => e.days === 1)!;
+      if (day.apy === null) expect(ranked.apy, m.address).toBeNull();
+      else expect(ranked.apy, m.address).toBeCloseTo(day.apy, 1);
+    }
     // Each maker's volume is that of its own series over the same hours.
     for (const m of board.makers.slice(0, 5)) {
       const { maker: view } = await w.svc.graphql<{
