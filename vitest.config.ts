@@ -34,7 +34,7 @@ export default defineConfig({
   // (Pothos, yoga); vite would pick index.mjs for our files: two copies. Pin ours to Node's choice.
   resolve: { alias: [{ find: /^graphql$/, replacement: 'graphql/index.js' }] },
   test: {
-    globalSetup: ['./test/setup/seed.ts', './test/setup/devnet.ts'],
+    globalSetup: ['./test/setup/seed.ts', './test/setup/devnet.ts', './test/setup/database.ts'],
     pool: 'forks',
     // The longest files first, also on a fresh clone (test/setup/sequencer.ts).
     sequence: { sequencer: LongestFirst },

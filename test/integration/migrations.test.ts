@@ -29,7 +29,7 @@ async function checkMigrations(url: string) {
 
 describe('migrations', () => {
   it("of two replicas starting at once both succeed, the webhook queue's included (one waits for the other)", async () => {
-    const database = await createTestDatabase();
+    const database = await createTestDatabase({ empty: true });
     const pools = [createDb(database.url, 3), createDb(database.url, 3)];
     const services = { logger: createLogger('silent') } as Services;
     try {
@@ -54,7 +54,7 @@ describe('migrations', () => {
   });
 
   it('apply once, in order, on the machine PostgreSQL', async () => {
-    const database = await createTestDatabase();
+    const database = await createTestDatabase({ empty: true });
     try {
       await checkMigrations(database.url);
     } finally {
@@ -63,7 +63,7 @@ describe('migrations', () => {
   });
 
   it('refuse to start over a migration changed after it was applied; record checksums kept before', async () => {
-    const database = await createTestDatabase();
+    const database = await createTestDatabase({ empty: true });
     const db = createDb(database.url, 2);
     try {
       await migrate(db);
