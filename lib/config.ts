@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
+import { parsePrices, parseRetrySchedule, parseSecretsKey } from './configValues.js';
 
 /**
  * The whole configuration of the service, read once from the environment and validated here.
@@ -240,49 +241,6 @@ export interface WebhookConfig {
   rotationOverlapSeconds: number;
   /** The AES-256-GCM key of the secrets at rest; undefined: stored as given (a warning at start). */
   secretsKey: Buffer | undefined;
-}
-
-const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
-
-/** `5s,30s,2m,1h` → milliseconds; every delay positive, at most 30 of them. */
-export function parseRetrySchedule(text: string): number[] {
-  const delays = text.split(',').map((part) => {
-    const match = /^\s*(\d+(?:\.\d+)?)(ms|s|m|h|d)\s*$/.exec(part);
-    const value = match ? Number(match[1]) * DURATION_UNITS[match[2]!]! : Number.NaN;
-    if (!Number.isFinite(value) || value <= 0) {
-      throw new Error(
-        `invalid configuration: WEBHOOK_RETRY_SCHEDULE: "${part}" is not a duration like 30s, 2m or 1h`,
-      );
-    }
-    return Math.round(value);
-  });
-  if (delays.length > 30) throw new Error('invalid configuration: WEBHOOK_RETRY_SCHEDULE: at most 30 delays');
-  return delays;
-}
-
-function parseSecretsKey(text: string | undefined): Buffer | undefined {
-  if (text === undefined || text === '') return undefined;
-  const key = /^[0-9a-fA-F]{64}$/.test(text) ? Buffer.from(text, 'hex') : Buffer.from(text, 'base64');
-  if (key.length !== 32) {
-    throw new Error(
-      'invalid configuration: WEBHOOK_SECRETS_KEY: must be 32 bytes (64 hex characters or base64)',
-    );
-  }
-  return key;
-}
-
-function parsePrices(text: string): Record<string, number> {
-  const prices: Record<string, number> = {};
-  if (text.trim() === '') return prices;
-  for (const part of text.split(',')) {
-    const [symbol, price] = part.split('=').map((s) => s.trim());
-    const value = Number(price);
-    if (!symbol || !Number.isFinite(value) || value < 0) {
-      throw new Error(`TOKEN_PRICES_USD: "${part}" is not SYMBOL=price`);
-    }
-    prices[symbol.toUpperCase()] = value;
-  }
-  return prices;
 }
 
 function origin(url: string): string {

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newSecret, openSecret, sealSecret } from '../../delivery/secrets.js';
 import { postSigned } from '../../delivery/send.js';
 import { checkTarget, forbiddenAddress } from '../../delivery/ssrf.js';
-import { parseRetrySchedule } from '../../lib/config.js';
+import { parseRetrySchedule } from '../../lib/configValues.js';
 import { type Receiver, startReceiver, verified } from '../helpers/webhookReceiver.js';
 
 describe('forbiddenAddress', () => {
