@@ -3,6 +3,7 @@ import type { Address } from 'viem';
 import { erc20Abi } from '../chain/abi.js';
 import type { Services } from '../lib/services.js';
 import { type StrategyDetailRow, strategiesByHashes } from '../store/catalogue.js';
+import { type MakerRow, makersByKeys } from '../store/makers.js';
 import { readRollup, type StoredRollup } from '../store/rollups.js';
 
 /** What the catalogue shows of a token. */
@@ -18,6 +19,8 @@ export interface CatalogueLoaders {
   token: DataLoader<string, TokenInfo | null>;
   /** A roll-up by name, read once per request however many fields need it. */
   rollup: DataLoader<string, StoredRollup | null>;
+  /** A maker's row by chain key and lower-case address: a page of ranked makers reads them in one query. */
+  maker: DataLoader<{ chain: string; maker: string }, MakerRow | null, string>;
 }
 
 export const tokenKey = (chain: string, address: string): string => `${chain}:${address.toLowerCase()}`;
@@ -32,6 +35,14 @@ export function createCatalogueLoaders(services: Services): CatalogueLoaders {
     }),
     token: new DataLoader((keys) => loadTokens(services, keys)),
     rollup: new DataLoader((names) => Promise.all(names.map((name) => readRollup(services.db, name)))),
+    maker: new DataLoader(
+      async (keys) => {
+        const rows = await makersByKeys(services.db, keys);
+        const byKey = new Map(rows.map((r) => [`${r.chain_key}:${r.maker}`, r]));
+        return keys.map((k) => byKey.get(`${k.chain}:${k.maker}`) ?? null);
+      },
+      { cacheKeyFn: (k) => `${k.chain}:${k.maker}` },
+    ),
   };
 }
 

@@ -14,7 +14,6 @@ import {
   type MakerSortKey,
   makerBalances,
   makerStrategyPage,
-  makersByKeys,
   makersPage,
   makerWindows,
   type WindowTotals,
@@ -65,8 +64,7 @@ function resolveAddress(address: string, parameter = 'address'): string {
 /** One maker on one chain, or null when it never shipped there. */
 export async function makerOf(ctx: GraphQLContext, chain: string, address: string): Promise<MakerRow | null> {
   const key = { chain: resolveChain(ctx, chain).key, maker: resolveAddress(address) };
-  const [row] = await makersByKeys(ctx.services.db, [key]);
-  return row ?? null;
+  return ctx.loaders.maker.load(key);
 }
 
 export async function listMakers(
