@@ -96,16 +96,27 @@ DELETE FROM strategies WHERE chain_key = $1 AND shipped_block > $2
 RETURNING coalesce(pair_key, '') AS pair_key, strategy_hash, maker`;
 
 // The triggers keep counts exactly but the latest ship/dock times only as maxima: for the pairs whose
-// strategies were deleted or undocked, they are taken again from the rows.
+// strategies were deleted or undocked, they are taken again from the rows, as the triggers would have
+// kept them over the chain that remains (what a fresh index of it holds). A dock moves a strategy out of
+// the open group without lowering that group's latest ship, and every strategy was open once (a ship
+// inserts it open; block times only go forward): the open group's latest ship is the latest ship of any
+// strategy of the pair, docked ones included, not only of those open now. The docked group only loses
+// rows in a rewind: its times are those of its rows. A group left without strategies keeps the NULLs the
+// triggers gave it.
 const RETIME_PAIRS = `
-UPDATE catalogue_pair_counts c SET last_shipped_at = x.shipped, last_docked_at = x.docked
+UPDATE catalogue_pair_counts c
+SET last_shipped_at = CASE WHEN c.status = 'active' THEN x.shipped ELSE x.docked_shipped END,
+  last_docked_at = CASE WHEN c.status = 'active' THEN x.active_docked ELSE x.docked END
 FROM (
-  SELECT coalesce(s.pair_key, '') AS pair_key, s.status, max(s.shipped_at) AS shipped, max(s.docked_at) AS docked
+  SELECT coalesce(s.pair_key, '') AS pair_key, max(s.shipped_at) AS shipped,
+    max(s.shipped_at) FILTER (WHERE s.status = 'docked') AS docked_shipped,
+    max(s.docked_at) FILTER (WHERE s.status = 'active') AS active_docked,
+    max(s.docked_at) FILTER (WHERE s.status = 'docked') AS docked
   FROM strategies s
   WHERE s.chain_key = $1 AND coalesce(s.pair_key, '') = ANY($2)
-  GROUP BY 1, 2
+  GROUP BY 1
 ) x
-WHERE c.chain_key = $1 AND c.pair_key = x.pair_key AND c.status = x.status`;
+WHERE c.chain_key = $1 AND c.pair_key = x.pair_key AND c.strategies > 0`;
 
 // The counted volume of the strategies that lost swaps, from the swaps that remain.
 const RECOUNT_STRATEGIES = `
