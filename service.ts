@@ -277,7 +277,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
     // Slow clients cannot hold a socket: bounded headers, request and idle keep-alive times.
     server.requestTimeout = config.requestTimeoutMs;
     server.headersTimeout = Math.min(config.requestTimeoutMs, 10_000);
-    server.keepAliveTimeout = 5_000;
+    server.keepAliveTimeout = config.keepAliveTimeoutMs;
     // The webhook queue's schema before the indexer can queue an event; then the delivery worker.
     // The queue has a pool of its own: graphile-worker hooks every client of its pool (delivery/worker.ts).
     const queuePool = createDb(databaseUrl, config.webhooks.concurrency + 2, pools);

@@ -90,6 +90,11 @@ const envSchema = z.object({
   PRICE_REFRESH_MS: ms(1000).default(60_000),
   PILOT_BLOCK_WINDOW: z.coerce.number().int().min(1).max(100000).default(500),
   REQUEST_TIMEOUT_MS: ms(100).default(10000),
+  /**
+   * How long an idle kept-alive connection stays open. Behind a load balancer that reuses connections,
+   * set it above the balancer's idle timeout, or the balancer may send on a socket this side just closed.
+   */
+  KEEP_ALIVE_TIMEOUT_MS: ms(100).max(600_000).default(5000),
   /** On SIGTERM: how long /readyz answers 503 while every request is still served, before the listener closes. */
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(120_000).default(5000),
   RPC_TIMEOUT_MS: ms(50).default(3000),
@@ -199,6 +204,7 @@ export interface Config {
   priceRefreshMs: number;
   pilotBlockWindow: number;
   requestTimeoutMs: number;
+  keepAliveTimeoutMs: number;
   shutdownGraceMs: number;
   rpcTimeoutMs: number;
   rpcQuoteTimeoutMs: number;
@@ -303,6 +309,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     priceRefreshMs: e.PRICE_REFRESH_MS,
     pilotBlockWindow: e.PILOT_BLOCK_WINDOW,
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
+    keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     rpcTimeoutMs: e.RPC_TIMEOUT_MS,
     rpcQuoteTimeoutMs: e.RPC_QUOTE_TIMEOUT_MS ?? e.RPC_TIMEOUT_MS,
