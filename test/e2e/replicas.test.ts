@@ -183,7 +183,8 @@ beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'gw-replicas-'));
   [devnet, database] = await Promise.all([
     startSeededDevnet({ basePort: DEVNET_PORT, dataDir, activityMs: 1500 }),
-    createTestDatabase(),
+    // Empty: the two replicas below migrate it.
+    createTestDatabase({ empty: true }),
   ]);
   db = new pg.Pool({ connectionString: database.url, max: 2 });
   // Both at once: they race for the migrations and for every chain's lock.

@@ -58,8 +58,9 @@ async function ensureTemplate(admin: pg.Client): Promise<string> {
 }
 
 /**
- * A fresh database on the machine's server, dropped by `drop()`: migrated (a copy of the run's
- * template), or `empty` for the tests of the migrations themselves.
+ * A fresh database on the machine's server, dropped by `drop()`: in a test run migrated (a copy of the
+ * run's template), or `empty` for the tests of the migrations themselves; outside one (the benches),
+ * empty, migrated by the service that starts on it.
  */
 export async function createTestDatabase(
   options: { empty?: boolean } = {},
@@ -68,7 +69,8 @@ export async function createTestDatabase(
   const admin = new pg.Client({ connectionString: MACHINE_PG });
   await admin.connect();
   try {
-    if (options.empty) await admin.query(`CREATE DATABASE ${name}`);
+    // Outside a test run (the bench scripts use these helpers too) there is no template: an empty one.
+    if (options.empty || !process.env.VITEST) await admin.query(`CREATE DATABASE ${name}`);
     else await admin.query(`CREATE DATABASE ${name} TEMPLATE ${await ensureTemplate(admin)}`);
   } finally {
     await admin.end();
