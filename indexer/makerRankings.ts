@@ -35,6 +35,22 @@ export function pricedTokensCte(first: number): string {
 )`;
 }
 
+/**
+ * Where each served chain's windows end: its checkpoint (the block time up to which its events are all
+ * stored). Only the chains the tokens list: a chain no longer served keeps its old checkpoint row, which
+ * would widen every chain's scan. A chain without a checkpoint is absent (its windows end now).
+ */
+export async function servedChainEnds(
+  client: pg.ClientBase,
+  tokens: readonly RankedToken[],
+): Promise<{ chain_key: string; until: Date }[]> {
+  const { rows } = await client.query<{ chain_key: string; until: Date }>(
+    'SELECT chain_key, indexed_through_at AS until FROM indexer_checkpoints WHERE indexed_through_at IS NOT NULL AND chain_key = ANY($1)',
+    [[...new Set(tokens.map((t) => t.chain))]],
+  );
+  return rows;
+}
+
 /** The six parameters of `pricedTokensCte`. */
 export function pricedTokenParams(
   tokens: readonly RankedToken[],
@@ -53,7 +69,8 @@ export function pricedTokenParams(
 // $1 period, $2 window start, $3 now, $4 and $5 the chains' checkpoints (keys and times), $6 the hours of the
 // period before its last, $7 the earliest earnings window start of any chain (an index bound), $8..$13 the
 // priced tokens. Volume counts over the window ending now, as the maker view's activity; fees and APY over
-// the window ending at the chain's checkpoint (now without one), as the maker view's earnings.
+// the window ending at the chain's checkpoint, as the maker view's earnings (a chain without one, whose
+// rows no indexer wrote, ends now here, at the maker's latest event there).
 const RANK = `
 WITH ${pricedTokensCte(8)}, ends AS (
   SELECT chain_key, until, to_timestamp(floor(extract(epoch FROM until) / 3600) * 3600) - make_interval(hours => $6) AS start
@@ -112,9 +129,7 @@ export async function refreshMakerRankings(
 ): Promise<number | null> {
   const now = options.now ?? new Date();
   if (!(await isDue(client, MARKER, now, options.minIntervalMs ?? RANKINGS_INTERVAL_MS))) return null;
-  const { rows: ends } = await client.query<{ chain_key: string; until: Date }>(
-    'SELECT chain_key, indexed_through_at AS until FROM indexer_checkpoints WHERE indexed_through_at IS NOT NULL',
-  );
+  const ends = await servedChainEnds(client, tokens);
   const w = windowStarts(now);
   const earliest = windowStarts(new Date(Math.min(now.getTime(), ...ends.map((e) => e.until.getTime()))));
   const starts: Record<RankingPeriod, [Date, Date, number]> = {

@@ -9,7 +9,7 @@
  */
 import type pg from 'pg';
 import { windowStarts } from '../lib/windows.js';
-import { pricedTokenParams, pricedTokensCte, type RankedToken } from './makerRankings.js';
+import { pricedTokenParams, pricedTokensCte, type RankedToken, servedChainEnds } from './makerRankings.js';
 import { isDue, markRun } from './refreshMarker.js';
 
 export const EARNINGS_SORT_INTERVAL_MS = 15 * 60_000;
@@ -18,7 +18,8 @@ const MARKER = 'strategy_earnings_sort';
 
 // $1 the earliest window start of any chain (an index bound), $2 now, $3 and $4 the chains' checkpoints
 // (keys and times), $5..$10 the priced tokens. A chain's window ends at its checkpoint, as the detail's
-// `earnings` does (now for a chain without one), and starts 167 hours before that hour.
+// `earnings` does, and starts 167 hours before that hour (a chain without one, whose rows no indexer
+// wrote, ends now here, at the strategy's latest event there).
 const SORT_KEYS = `
 WITH ${pricedTokensCte(5)}, ends AS (
   SELECT chain_key, until, to_timestamp(floor(extract(epoch FROM until) / 3600) * 3600) - interval '167 hours' AS start
@@ -81,9 +82,7 @@ export async function refreshStrategyEarningsSort(
   const now = options.now ?? new Date();
   const minIntervalMs = options.minIntervalMs ?? EARNINGS_SORT_INTERVAL_MS;
   if (!(await isDue(client, MARKER, now, minIntervalMs))) return null;
-  const { rows: ends } = await client.query<{ chain_key: string; until: Date }>(
-    'SELECT chain_key, indexed_through_at AS until FROM indexer_checkpoints WHERE indexed_through_at IS NOT NULL',
-  );
+  const ends = await servedChainEnds(client, tokens);
   const earliest = Math.min(now.getTime(), ...ends.map((e) => e.until.getTime()));
   const { rowCount } = await client.query(SORT_KEYS, [
     windowStarts(new Date(earliest)).d7,
