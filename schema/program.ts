@@ -2,6 +2,7 @@ import type { DecodedArg, DecodedProgram, ProgramInstruction } from '../chain/pr
 import { priceRangeUsd, strategyPriceRange, strategyProgram } from '../resolvers/catalogue/detail.js';
 import { builder } from './builder.js';
 import { Strategy } from './strategy.js';
+import { as } from './valueFormats.js';
 
 const ProgramArg = builder.objectRef<DecodedArg>('ProgramArg').implement({
   description: 'One argument of an instruction, read along the router table’s layout.',
@@ -89,13 +90,15 @@ const StrategyPriceRange = builder
       minUsd: t.float({
         nullable: true,
         description:
-          'The lowest price of the range in USD: `min` times the current USD price of `in` (chains-file prices); null when `in` has none.',
+          'The lowest price of the range in USD: `min` times the current USD price of `in`; null when `in` has none.',
+        extensions: as('usd'),
         resolve: (r, _a, ctx) => priceRangeUsd(ctx, r, r.min),
       }),
       maxUsd: t.float({
         nullable: true,
         description:
           'The highest price of the range in USD: `max` times the current USD price of `in`; null when `in` has none.',
+        extensions: as('usd'),
         resolve: (r, _a, ctx) => priceRangeUsd(ctx, r, r.max),
       }),
     }),

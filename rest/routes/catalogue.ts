@@ -22,46 +22,8 @@ import { chainsData, STATS_KEY, statsData, strategyDetail, strategyDetailData } 
 /**
  * The catalogue's read paths (SPEC §4.1–4.3, §4.5): /api/stats, /api/chains, /api/strategies and
  * /api/strategy-detail. Each runs a persisted operation (rest/operations) and shapes its result; every
- * body is `{ data, meta }`.
- *
- * GET /api/stats — no parameters. `data` is Stats (SPEC §2.2). Cached 60 s (`meta.cached`);
- *   `meta.freshnessSeconds` is the age of the roll-up. Before the first roll-up: zeros, null dates.
- *
- * GET /api/chains — no parameters. `data.chains[]`: key, chainId, name, testnet, tokens
- *   ({ SYMBOL: { address, decimals } }), contracts { aqua, router }, countsAvailable, counts { strategies, makers, pairs,
- *   swaps30d }, volumeUsd { d1, d7, d30 }, lastActivity, indexer { lastBlock, updatedAt } | null. When
- *   the store is unreachable the chains are still listed (they are configuration) with null counts,
- *   volumeUsd and indexer, and meta.freshnessSeconds null. Cached for one indexer poll (chainsData).
- *
- * GET /api/strategies — query parameters (unknown names are ignored; a known one that the resource
- *   does not take is 400 INVALID_PARAMETER naming it):
- *   resource  list (default) | search | detail | chains | stats
- *   q         search only, required there: 1-100 characters of free text over pair and chain; each
- *             word names a chain (key or name) or a token symbol, exactly or by prefix
- *   pair      list only: "A/B" token symbols, either order, any case (e.g. USDC/USDT)
- *   chain     list and detail: a chain key of /api/chains (any case); unknown → 422 UNSUPPORTED_CHAIN
- *   limit     list and search: integer 1-100, default 20
- *   cursor    list and search: opaque, `page.nextCursor` of the previous page (keyset: stable when
- *             strategies are added); it must be used with the same sort
- *   sort      list and search: recent (default: newest shipped first) | volume (most volume first)
- *   hash      detail only, required there: 0x + 64 hex
- *   Bodies: list → data { resource, filters { chain, pair }, strategies[], page { limit, nextCursor,
- *   sort } }; search → data { resource, query { q, chains, symbols, unmatched }, strategies[], page };
- *   detail → data { resource, strategy } (404 NOT_FOUND when unknown); chains → data { resource,
- *   chains[] } (as /api/chains); stats → data { resource, stats } (as /api/stats, same cache).
- *   Lists show open (active) strategies only; never cached (strategy status is live).
- *   A strategy: hash, chain, chainId, maker, app, verifiedRouter, pair ("A/B", alphabetical), tokens[]
- *   { symbol, address, decimals, initialAmount, currentAmount } (amounts: base-unit strings), status
- *   (active | docked), volumeUsd, swapCount, lastSwapAt, shipped { at, block, tx }, docked { at, block }
- *   | null.
- *
- * GET /api/strategy-detail — hash (required, 0x + 64 hex; missing or malformed → 400), chain
- *   (optional: the same bytes may be shipped on two chains). Unknown → 404 NOT_FOUND. `data` is the
- *   strategy above plus firstSeenAt, firstVolumeSeenAt, alsoOnChains, strategy (shipped bytes), decoded
- *   { order { maker, traits, useAqua, data }, program[] }, recentSwaps[] (latest 10). A program item:
- *   { offset, opcode, name, args (hex), decoded { arg: value } (when it decodes), typedArgs[] { name,
- *   type, value }, ok, error, raw (truncated only) }, by the router table of chain/instructions.ts.
- *   Cached per hash and chain for one indexer poll (strategyDetailData).
+ * body is `{ data, meta }`. Their parameters, bodies, caching and limits are described once, in
+ * docs/api/catalogue.md and the operations' selections over the schema (the published OpenAPI document).
  */
 
 export const RESOURCES = ['list', 'search', 'detail', 'chains', 'stats'] as const;
