@@ -104,6 +104,23 @@ const SUSPECT_WAIT_MS = 2000;
 /** Longest an open circuit puts attempts off (each failed probe doubles WEBHOOK_CIRCUIT_OPEN_MS up to it). */
 const CIRCUIT_MAX_OPEN_MS = 5 * 60_000;
 
+/** The secrets that sign an attempt: the endpoint's, and its previous one until that expires. */
+function signingSecrets(d: ClaimedDelivery, key: Buffer | undefined): string[] {
+  const open = (sealed: string) => {
+    try {
+      return openSecret(sealed, key);
+    } catch (error) {
+      throw new Error(
+        `the endpoint's signing secret does not open with WEBHOOK_SECRETS_KEY (${(error as Error).message})`,
+      );
+    }
+  };
+  const secrets = [open(d.secret)];
+  if (d.previous_secret && d.previous_secret_expires_at && d.previous_secret_expires_at > new Date())
+    secrets.push(open(d.previous_secret));
+  return secrets;
+}
+
 /** One attempt of a claimed delivery, and its record. */
 async function makeAttempt(services: Services, d: ClaimedDelivery): Promise<void> {
   const { config, db, registry, logger, metrics } = services;
@@ -117,13 +134,13 @@ async function makeAttempt(services: Services, d: ClaimedDelivery): Promise<void
     await releaseClaim(db, d.delivery_id);
     return;
   }
-  const secrets = [openSecret(d.secret, hooks.secretsKey)];
-  if (d.previous_secret && d.previous_secret_expires_at && d.previous_secret_expires_at > new Date()) {
-    secrets.push(openSecret(d.previous_secret, hooks.secretsKey));
-  }
   const attemptedAt = new Date();
   let result: AttemptResult;
   try {
+    // A secret that no longer opens (WEBHOOK_SECRETS_KEY changed) fails the attempt like a refused
+    // target: it goes through the retry schedule to a disabled endpoint that says why, instead of a job
+    // that throws until graphile-worker gives up and leaves the delivery pending for ever.
+    const secrets = signingSecrets(d, hooks.secretsKey);
     // Checked again now, and the connection goes to the address checked (DNS rebinding).
     const target = await checkTarget(new URL(d.url), hooks);
     result = await postSigned(target, { id: d.delivery_id, body, secrets }, hooks.timeoutMs);
