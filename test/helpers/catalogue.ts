@@ -1,7 +1,8 @@
 import type { Address, Hex } from 'viem';
 import { AQUA_TRAITS, decodeStrategy, encodeStrategy, strategyHashOf } from '../../chain/order.js';
 import { aquaProtocolFeeAmountIn, buildProgram, decodeProgram, salt, xycSwap } from '../../chain/program.js';
-import type { ChainConfig } from '../../lib/config.js';
+import type { StrategyRow } from '../../indexer/batch.js';
+import type { ChainConfig, TokenConfig } from '../../lib/config.js';
 import type { Db } from '../../store/db.js';
 
 /**
@@ -188,4 +189,46 @@ export async function insertStrategyGrid(
     }
   }
   return stored;
+}
+
+/**
+ * A ship as the indexer's batch holds it (indexer/batch.ts StrategyRow), for tests that write blocks
+ * through writeChunk: `data` run by `maker` on `router`, over two tokens (ordered by address here).
+ */
+export function shippedRow(s: {
+  maker: string;
+  router: string;
+  data: Hex;
+  tokens: [TokenConfig, TokenConfig];
+  block: number;
+  tx: string;
+  time: string;
+}): StrategyRow & { tokenA: string; tokenB: string } {
+  const strategy = encodeStrategy({ maker: s.maker as Address, traits: AQUA_TRAITS, data: s.data });
+  const [a, b] = [...s.tokens].sort((x, y) =>
+    x.address.toLowerCase() < y.address.toLowerCase() ? -1 : 1,
+  ) as [TokenConfig, TokenConfig];
+  return {
+    hash: strategyHashOf(strategy).toLowerCase(),
+    maker: s.maker,
+    app: s.router,
+    strategy,
+    traits: AQUA_TRAITS.toString(),
+    program: JSON.stringify(decodeProgram(s.data), (_k, v: unknown) =>
+      typeof v === 'bigint' ? v.toString() : v,
+    ),
+    tokenA: a.address.toLowerCase(),
+    tokenB: b.address.toLowerCase(),
+    symbolA: a.symbol,
+    symbolB: b.symbol,
+    decimalsA: a.decimals,
+    decimalsB: b.decimals,
+    pairKey: [a.symbol, b.symbol].sort().join('/'),
+    tokens: JSON.stringify([]),
+    initialA: '0',
+    initialB: '0',
+    block: s.block,
+    tx: s.tx,
+    time: s.time,
+  };
 }

@@ -12,11 +12,9 @@
  */
 import type { Address } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AQUA_TRAITS, encodeStrategy, strategyHashOf } from '../../chain/order.js';
 import {
   aquaProtocolFeeAmountIn,
   buildProgram,
-  decodeProgram,
   flatFeeAmountIn,
   salt,
   xycSwap,
@@ -24,7 +22,7 @@ import {
 import type { ChunkBatch } from '../../indexer/batch.js';
 import { refreshRollup } from '../../indexer/rollup.js';
 import { writeChunk } from '../../indexer/write.js';
-import { fixtureChains } from '../helpers/catalogue.js';
+import { fixtureChains, shippedRow } from '../helpers/catalogue.js';
 import { catalogueSnapshot } from '../helpers/indexerSnapshot.js';
 import { INTERNAL_TOKEN, startTestService, type TestService } from '../helpers/service.js';
 
@@ -44,42 +42,20 @@ const hourStart = Math.floor(now / HOUR) * HOUR;
 const at = (hoursAgo: number) => new Date(hourStart - hoursAgo * HOUR + 60_000).toISOString();
 
 function strategyOf(maker: string, symbols: [string, string], fees: { maker?: number }, n: bigint) {
-  const data = buildProgram([
-    aquaProtocolFeeAmountIn(500_000, base.feeReceiver as Address),
-    ...(fees.maker ? [flatFeeAmountIn(fees.maker)] : []),
-    xycSwap(),
-    salt(n),
-  ]);
-  const strategy = encodeStrategy({ maker: maker as Address, traits: AQUA_TRAITS, data });
-  const [a, b] = symbols
-    .map(token)
-    .sort((x, y) => (x.address.toLowerCase() < y.address.toLowerCase() ? -1 : 1)) as [
-    typeof USDC,
-    typeof USDC,
-  ];
-  return {
-    hash: strategyHashOf(strategy).toLowerCase(),
+  return shippedRow({
     maker,
-    app: router,
-    strategy,
-    traits: AQUA_TRAITS.toString(),
-    program: JSON.stringify(decodeProgram(data), (_k, v: unknown) =>
-      typeof v === 'bigint' ? v.toString() : v,
-    ),
-    tokenA: a.address.toLowerCase(),
-    tokenB: b.address.toLowerCase(),
-    symbolA: a.symbol,
-    symbolB: b.symbol,
-    decimalsA: a.decimals,
-    decimalsB: b.decimals,
-    pairKey: [a.symbol, b.symbol].sort().join('/'),
-    tokens: JSON.stringify([]),
-    initialA: '0',
-    initialB: '0',
+    router,
+    data: buildProgram([
+      aquaProtocolFeeAmountIn(500_000, base.feeReceiver as Address),
+      ...(fees.maker ? [flatFeeAmountIn(fees.maker)] : []),
+      xycSwap(),
+      salt(n),
+    ]),
+    tokens: [token(symbols[0]), token(symbols[1])],
     block: 10 + Number(n),
     tx: `0x${n.toString(16).padStart(64, 'a')}`,
     time: at(24 * 40 - Number(n)),
-  };
+  });
 }
 
 // S1: M1, USDC/USDT, maker fee 0.3%; S2: M1, EURC/USDC, docked later; S3: M2, USDC/USDT.

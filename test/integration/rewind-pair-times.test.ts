@@ -10,14 +10,13 @@
  * ship of the strategies open now (which is lower when the latest one shipped was docked before the fork).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AQUA_TRAITS, encodeStrategy, strategyHashOf } from '../../chain/order.js';
-import { buildProgram, decodeProgram, salt, xycSwap } from '../../chain/program.js';
+import { buildProgram, salt, xycSwap } from '../../chain/program.js';
 import type { ChunkBatch, StrategyRow } from '../../indexer/batch.js';
 import { rewindChain } from '../../indexer/rewind.js';
 import { writeChunk } from '../../indexer/write.js';
 import { createDb, type Db } from '../../store/db.js';
 import { migrate } from '../../store/migrate.js';
-import { fixtureChains } from '../helpers/catalogue.js';
+import { fixtureChains, shippedRow } from '../helpers/catalogue.js';
 import { catalogueSnapshot } from '../helpers/indexerSnapshot.js';
 import { createTestDatabase } from '../helpers/postgres.js';
 
@@ -32,34 +31,15 @@ const hashOf = (block: number, branch: 'a' | 'b' = 'a') =>
   `0x${branch.repeat(8)}${block.toString(16).padStart(56, '0')}`;
 
 function strategyOf(n: bigint, block: number): StrategyRow {
-  const data = buildProgram([xycSwap(), salt(n)]);
-  const strategy = encodeStrategy({ maker: MAKER, traits: AQUA_TRAITS, data });
-  const [a, b] = [token('EURC'), token('USDC')].sort((x, y) =>
-    x.address.toLowerCase() < y.address.toLowerCase() ? -1 : 1,
-  ) as [ReturnType<typeof token>, ReturnType<typeof token>];
-  return {
-    hash: strategyHashOf(strategy).toLowerCase(),
+  return shippedRow({
     maker: MAKER,
-    app: chain.router,
-    strategy,
-    traits: AQUA_TRAITS.toString(),
-    program: JSON.stringify(decodeProgram(data), (_k, v: unknown) =>
-      typeof v === 'bigint' ? v.toString() : v,
-    ),
-    tokenA: a.address.toLowerCase(),
-    tokenB: b.address.toLowerCase(),
-    symbolA: a.symbol,
-    symbolB: b.symbol,
-    decimalsA: a.decimals,
-    decimalsB: b.decimals,
-    pairKey: 'EURC/USDC',
-    tokens: JSON.stringify([]),
-    initialA: '0',
-    initialB: '0',
+    router: chain.router,
+    data: buildProgram([xycSwap(), salt(n)]),
+    tokens: [token('EURC'), token('USDC')],
     block,
     tx: `0x${n.toString(16).padStart(64, 'a')}`,
     time: timeOf(block),
-  };
+  });
 }
 
 const empty = (): ChunkBatch => ({ strategies: [], balances: [], swaps: [], docks: [] });
