@@ -51,6 +51,18 @@ export async function servedChainEnds(
   return rows;
 }
 
+/**
+ * The CTE `ends(chain_key, until, start)`: per chain of `servedChainEnds` (keys at `$first`, times at the
+ * next parameter) where its window ends, and where it starts, `hoursBefore` (an SQL interval) before the
+ * hour of that end.
+ */
+export function chainEndsCte(first: number, hoursBefore: string): string {
+  return `ends AS (
+  SELECT chain_key, until, to_timestamp(floor(extract(epoch FROM until) / 3600) * 3600) - ${hoursBefore} AS start
+  FROM unnest($${first}::text[], $${first + 1}::timestamptz[]) AS e(chain_key, until)
+)`;
+}
+
 /** The six parameters of `pricedTokensCte`. */
 export function pricedTokenParams(
   tokens: readonly RankedToken[],
@@ -72,10 +84,7 @@ export function pricedTokenParams(
 // the window ending at the chain's checkpoint, as the maker view's earnings (a chain without one, whose
 // rows no indexer wrote, ends now here, at the maker's latest event there).
 const RANK = `
-WITH ${pricedTokensCte(8)}, ends AS (
-  SELECT chain_key, until, to_timestamp(floor(extract(epoch FROM until) / 3600) * 3600) - make_interval(hours => $6) AS start
-  FROM unnest($4::text[], $5::timestamptz[]) AS e(chain_key, until)
-), buckets AS (
+WITH ${pricedTokensCte(8)}, ${chainEndsCte(4, 'make_interval(hours => $6)')}, buckets AS (
   SELECT h.chain_key, h.maker, h.token, sum(h.maker_fees) AS mf, sum(h.protocol_fees) AS pf,
     sum(h.delta_seconds + extract(epoch FROM h.hour - coalesce(e.start, $2::timestamptz)) * h.delta) AS moment
   FROM maker_earnings_hourly h LEFT JOIN ends e ON e.chain_key = h.chain_key

@@ -9,7 +9,13 @@
  */
 import type pg from 'pg';
 import { windowStarts } from '../lib/windows.js';
-import { pricedTokenParams, pricedTokensCte, type RankedToken, servedChainEnds } from './makerRankings.js';
+import {
+  chainEndsCte,
+  pricedTokenParams,
+  pricedTokensCte,
+  type RankedToken,
+  servedChainEnds,
+} from './makerRankings.js';
 import { isDue, markRun } from './refreshMarker.js';
 
 export const EARNINGS_SORT_INTERVAL_MS = 15 * 60_000;
@@ -21,10 +27,7 @@ const MARKER = 'strategy_earnings_sort';
 // `earnings` does, and starts 167 hours before that hour (a chain without one, whose rows no indexer
 // wrote, ends now here, at the strategy's latest event there).
 const SORT_KEYS = `
-WITH ${pricedTokensCte(5)}, ends AS (
-  SELECT chain_key, until, to_timestamp(floor(extract(epoch FROM until) / 3600) * 3600) - interval '167 hours' AS start
-  FROM unnest($3::text[], $4::timestamptz[]) AS e(chain_key, until)
-), now_window AS (
+WITH ${pricedTokensCte(5)}, ${chainEndsCte(3, "interval '167 hours'")}, now_window AS (
   SELECT $2::timestamptz AS until,
     to_timestamp(floor(extract(epoch FROM $2::timestamptz) / 3600) * 3600) - interval '167 hours' AS start
 ), buckets AS (
