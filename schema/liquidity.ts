@@ -1,8 +1,4 @@
-import {
-  type StrategyLiquidityView,
-  strategyLiquidityOf,
-  strategyStateOf,
-} from '../resolvers/catalogue/strategyLiquidity.js';
+import { type StrategyLiquidityView, strategyLiquidityOf } from '../resolvers/catalogue/strategyLiquidity.js';
 import {
   type LiquidityToken,
   type MakerLiquidityView,
@@ -163,6 +159,6 @@ builder.objectFields(Strategy, (t) => ({
   state: t.field({
     type: StrategyState,
     description: 'Whether it can trade now, from its status and what it can pay out (see liquidity).',
-    resolve: (row, _args, ctx) => strategyStateOf(ctx, row),
+    resolve: (row) => row.state,
   }),
 }));

@@ -46,6 +46,8 @@ export interface StrategyRow {
   /** The maker's fees of the last 7 days in USD and their APY, as of the last refresh (migration 028). */
   fees_7d_usd: number;
   apy_7d: number | null;
+  /** Whether it can trade now: kept by the store from its balances and its maker's last wallet read (migration 030). */
+  state: 'active' | 'inactive';
 }
 
 /** A strategy with what only the detail shows: the shipped bytes, traits and the decoded program. */
@@ -113,6 +115,7 @@ export const LIST_FIELDS: readonly (readonly [keyof StrategyRow, string])[] = [
   ['range_program', "CASE WHEN kind = 'concentrated' THEN program END"],
   ['fees_7d_usd', 'fees_7d_usd'],
   ['apy_7d', 'apy_7d'],
+  ['state', 'state'],
 ];
 
 export const LIST_COLUMNS = LIST_FIELDS.map(([name, expression]) =>

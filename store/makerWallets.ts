@@ -3,7 +3,7 @@
  * of their open strategies, and what their strategies can really pay out (pullable): per maker and token
  * the smaller of the open virtual balances, the wallet's balance and its allowance.
  */
-import type { Db } from './db.js';
+import { type Db, inTransaction } from './db.js';
 
 export interface WalletToRead {
   maker: string;
@@ -43,47 +43,63 @@ export interface WalletRead {
   allowance: bigint;
 }
 
-/** Stores a run's reads (one statement) and the chain's pullable sums as they now stand. */
+/**
+ * Stores a run's reads, the states of the read makers' open strategies that they change (migration 030)
+ * and the chain's pullable sums as they now stand, in one transaction: a strategy's `state` never
+ * disagrees with the wallet figures beside it.
+ */
 export async function recordWalletReads(
   db: Db,
   chain: string,
   reads: readonly WalletRead[],
   readAt: Date,
 ): Promise<void> {
-  if (reads.length > 0)
-    await db.query(
-      `INSERT INTO maker_wallets (chain_key, maker, token, balance, allowance, read_at)
-       SELECT $1, r.maker, r.token, r.balance, r.allowance, $6
-         FROM unnest($2::text[], $3::text[], $4::numeric[], $5::numeric[]) AS r(maker, token, balance, allowance)
-       ON CONFLICT (chain_key, maker, token) DO UPDATE
-         SET balance = EXCLUDED.balance, allowance = EXCLUDED.allowance, read_at = EXCLUDED.read_at`,
-      [
-        chain,
-        reads.map((r) => r.maker),
-        reads.map((r) => r.token),
-        reads.map((r) => r.balance.toString()),
-        reads.map((r) => r.allowance.toString()),
-        readAt,
-      ],
+  await inTransaction(db, async (client) => {
+    if (reads.length > 0) {
+      await client.query(
+        `INSERT INTO maker_wallets (chain_key, maker, token, balance, allowance, read_at)
+         SELECT $1, r.maker, r.token, r.balance, r.allowance, $6
+           FROM unnest($2::text[], $3::text[], $4::numeric[], $5::numeric[]) AS r(maker, token, balance, allowance)
+         ON CONFLICT (chain_key, maker, token) DO UPDATE
+           SET balance = EXCLUDED.balance, allowance = EXCLUDED.allowance, read_at = EXCLUDED.read_at`,
+        [
+          chain,
+          reads.map((r) => r.maker),
+          reads.map((r) => r.token),
+          reads.map((r) => r.balance.toString()),
+          reads.map((r) => r.allowance.toString()),
+          readAt,
+        ],
+      );
+      // Only the rows whose state turns are written (and rendered again by the list trigger). Computed
+      // in SET from the row as updated, so a concurrent write of its balances is not overwritten stale.
+      await client.query(
+        `UPDATE strategies
+            SET state = strategy_state(status, chain_key, maker, token_a, token_b, balance_a, balance_b)
+          WHERE maker = ANY($2::text[]) AND chain_key = $1 AND status = 'active'
+            AND state <> strategy_state(status, chain_key, maker, token_a, token_b, balance_a, balance_b)`,
+        [chain, [...new Set(reads.map((r) => r.maker))]],
+      );
+    }
+    await client.query(
+      `WITH per_maker AS (
+         SELECT maker, token, max(symbol) AS symbol, max(decimals) AS decimals, sum(amount) AS amount
+           FROM catalogue_balances WHERE chain_key = $1 GROUP BY maker, token HAVING sum(amount) > 0),
+       sums AS (
+         SELECT b.token, max(b.symbol) AS symbol, max(b.decimals) AS decimals,
+                sum(least(b.amount, w.balance, w.allowance)) AS amount
+           FROM per_maker b JOIN maker_wallets w ON w.chain_key = $1 AND w.maker = b.maker AND w.token = b.token
+          GROUP BY b.token),
+       gone AS (DELETE FROM pullable_balances p WHERE p.chain_key = $1
+                 AND NOT EXISTS (SELECT 1 FROM sums s WHERE s.token = p.token))
+       INSERT INTO pullable_balances (chain_key, token, symbol, decimals, amount, computed_at)
+         SELECT $1, token, symbol, decimals, amount, now() FROM sums
+       ON CONFLICT (chain_key, token) DO UPDATE
+         SET symbol = EXCLUDED.symbol, decimals = EXCLUDED.decimals, amount = EXCLUDED.amount,
+             computed_at = EXCLUDED.computed_at`,
+      [chain],
     );
-  await db.query(
-    `WITH per_maker AS (
-       SELECT maker, token, max(symbol) AS symbol, max(decimals) AS decimals, sum(amount) AS amount
-         FROM catalogue_balances WHERE chain_key = $1 GROUP BY maker, token HAVING sum(amount) > 0),
-     sums AS (
-       SELECT b.token, max(b.symbol) AS symbol, max(b.decimals) AS decimals,
-              sum(least(b.amount, w.balance, w.allowance)) AS amount
-         FROM per_maker b JOIN maker_wallets w ON w.chain_key = $1 AND w.maker = b.maker AND w.token = b.token
-        GROUP BY b.token),
-     gone AS (DELETE FROM pullable_balances p WHERE p.chain_key = $1
-               AND NOT EXISTS (SELECT 1 FROM sums s WHERE s.token = p.token))
-     INSERT INTO pullable_balances (chain_key, token, symbol, decimals, amount, computed_at)
-       SELECT $1, token, symbol, decimals, amount, now() FROM sums
-     ON CONFLICT (chain_key, token) DO UPDATE
-       SET symbol = EXCLUDED.symbol, decimals = EXCLUDED.decimals, amount = EXCLUDED.amount,
-           computed_at = EXCLUDED.computed_at`,
-    [chain],
-  );
+  });
 }
 
 export interface MakerLiquidityRow {

@@ -63,6 +63,7 @@ function listedRow(
     range_program: v[o + 26],
     fees_7d_usd: v[o + 27] as number,
     apy_7d: v[o + 28] as number | null,
+    state: v[o + 29] as StrategyRow['state'],
     list_json: listJson,
     list_digest: listDigest,
     sort_value: sortValue,

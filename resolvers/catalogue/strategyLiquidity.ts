@@ -1,7 +1,8 @@
 /**
  * One strategy's liquidity per token: its virtual balance, what it can really pay out (the smaller of
  * that, its maker's wallet balance and allowance to Aqua, as the indexer last read them: a cap the
- * maker's other strategies share), and the wallet's balance; and its state from these and its status.
+ * maker's other strategies share), and the wallet's balance. Its `state` follows from the same figures
+ * and is kept by the store (strategy_state, migration 030), so the list's rendered entries carry it too.
  */
 import { amountUsd, cents } from '../../lib/usd.js';
 import { walletOf } from '../../store/makerWallets.js';
@@ -20,19 +21,10 @@ export interface StrategyLiquidityView {
 // biome-ignore lint/complexity/useMathMinMax: bigints, which Math.min does not take.
 const min = (...values: bigint[]) => values.reduce((a, b) => (b < a ? b : a));
 
-/** Per row of a request: `state` and `liquidity` selected together read the wallet once. */
-const computed = new WeakMap<StrategyView, Promise<StrategyLiquidityView>>();
-
-export function strategyLiquidityOf(ctx: GraphQLContext, row: StrategyView): Promise<StrategyLiquidityView> {
-  let view = computed.get(row);
-  if (!view) {
-    view = liquidityOf(ctx, row);
-    computed.set(row, view);
-  }
-  return view;
-}
-
-async function liquidityOf(ctx: GraphQLContext, row: StrategyView): Promise<StrategyLiquidityView> {
+export async function strategyLiquidityOf(
+  ctx: GraphQLContext,
+  row: StrategyView,
+): Promise<StrategyLiquidityView> {
   const tokens = await strategyTokens(ctx, row);
   const [wallet, prices] = await Promise.all([
     walletOf(
@@ -75,23 +67,4 @@ async function liquidityOf(ctx: GraphQLContext, row: StrategyView): Promise<Stra
     readAt: read.length === 0 ? null : new Date(Math.min(...read.map((t) => t.readAt!.getTime()))),
     tokens: view,
   };
-}
-
-/**
- * Active while it can pay something out: open, and at its maker's last wallet read (or before the
- * first) some token's pullable amount is above 0; open with no known balances is active too. Docked, or
- * nothing pullable on any side: inactive.
- */
-export async function strategyStateOf(
-  ctx: GraphQLContext,
-  row: StrategyView,
-): Promise<'active' | 'inactive'> {
-  if (row.status === 'docked') return 'inactive';
-  const { tokens } = await strategyLiquidityOf(ctx, row);
-  const read = tokens.filter((t) => t.pullable !== null);
-  // Figures unknown (a strategy of other than two tokens keeps no balances): open is all it says.
-  if (tokens.every((t) => t.virtual === null)) return 'active';
-  if (read.length === 0)
-    return tokens.some((t) => t.virtual !== null && BigInt(t.virtual) > 0n) ? 'active' : 'inactive';
-  return read.some((t) => BigInt(t.pullable!) > 0n) ? 'active' : 'inactive';
 }

@@ -35,6 +35,7 @@ function summaryOf(ctx: GraphQLContext, row: StrategyView) {
     priceRange: priceRangeOf((row.range_program as ProgramInstruction[] | null) ?? null, row),
     fees7dUsd: row.fees_7d_usd,
     apy7d: row.apy_7d,
+    state: row.state,
   };
 }
 

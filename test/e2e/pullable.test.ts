@@ -83,6 +83,17 @@ async function strategy(hash: Hex): Promise<StrategyBody> {
   return s;
 }
 
+/** The states of the maker's strategies as the REST list shows them (its entries are stored, not computed). */
+async function listedStates(): Promise<Record<string, string>> {
+  const res = await w.svc.get('/api/strategies?chain=base&limit=100');
+  expect(res.status).toBe(200);
+  const body = (await res.json()) as {
+    data: { strategies: { hash: string; maker: string; state: string }[] };
+  };
+  const mine = body.data.strategies.filter((s) => s.maker === maker.address.toLowerCase());
+  return Object.fromEntries(mine.map((s) => [s.hash, s.state]));
+}
+
 async function approve(symbol: string, amount: bigint): Promise<void> {
   await w.send(maker, {
     to: w.token(symbol),
@@ -175,6 +186,7 @@ describe('pullable liquidity', () => {
     // Each strategy alone could still pay its 1,000 out: the cap is the maker's, shared.
     const one = await strategy(positions[0]!);
     expect(one.state).toBe('ACTIVE');
+    expect(await listedStates()).toEqual({ [positions[0]!]: 'active', [positions[1]!]: 'active' });
     expect(usdc(one.liquidity)).toMatchObject({
       virtual: (1_000n * UNIT).toString(),
       allowance: (1_500n * UNIT).toString(),
@@ -188,6 +200,7 @@ describe('pullable liquidity', () => {
     await readAndRollUp();
     const one = await strategy(positions[1]!);
     expect(one.state).toBe('INACTIVE');
+    expect(await listedStates()).toEqual({ [positions[0]!]: 'inactive', [positions[1]!]: 'inactive' });
     expect(one.liquidity.pullableUsd).toBe(0);
     expect(one.liquidity.virtualUsd).toBe(2_000);
     expect((await liquidity()).pullableUsd).toBe(0);
@@ -203,5 +216,6 @@ describe('pullable liquidity', () => {
     expect(usdt(l).pullable).toBe((2_000n * UNIT).toString());
     expect(l.pullableUsd).toBe(4_000);
     expect((await strategy(positions[1]!)).state).toBe('ACTIVE');
+    expect(await listedStates()).toEqual({ [positions[0]!]: 'active', [positions[1]!]: 'active' });
   });
 });

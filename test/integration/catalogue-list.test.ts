@@ -94,7 +94,7 @@ describe('GET /api/strategies', () => {
       'utf8',
     );
     type Page = {
-      edges: { cursor: string; node: Strategy & { status: string; kind: string } }[];
+      edges: { cursor: string; node: Strategy & { status: string; kind: string; state: string } }[];
       pageInfo: { hasNextPage: boolean; endCursor: string | null };
     };
     // The graph spells the status ACTIVE and the kind XYC; REST keeps `active` and `xyc`.
@@ -103,6 +103,7 @@ describe('GET /api/strategies', () => {
         ...e.node,
         status: e.node.status.toLowerCase(),
         kind: e.node.kind.toLowerCase(),
+        state: e.node.state.toLowerCase(),
       }));
     for (const [args, path] of [
       ['first: 7', '/api/strategies?limit=7'],

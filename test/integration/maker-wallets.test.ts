@@ -1,7 +1,7 @@
 /**
  * The store of makers' wallets (migration 026) over a real database: which wallets a run reads first,
- * and the pullable sums per chain and token (per maker, the smaller of its open virtual balances, its
- * wallet balance and its allowance).
+ * the pullable sums per chain and token (per maker, the smaller of its open virtual balances, its
+ * wallet balance and its allowance), and each strategy's state as its balances and those reads make it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb, type Db } from '../../store/db.js';
@@ -76,5 +76,38 @@ describe('makers’ wallets', () => {
     // T1: A min(1,000, 500, 2,000) = 500, B min(300, 1,000, 0) = 0. T2: A min(1,000, 5,000, 5,000).
     // T4: B's wallet not read for it yet, so it counts nothing.
     expect(byToken).toEqual({ [T1]: '500', [T2]: '1000' });
+  });
+
+  it("keeps a strategy's state, and its list entry's, with its balances and its maker's last read", async () => {
+    const C = '0x00000000000000000000000000000000000000c3';
+    const hash = `0x${'c3'.repeat(32)}`;
+    await db.query(
+      `INSERT INTO strategies (chain_key, strategy_hash, maker, app, strategy, token_a, token_b, symbol_a, symbol_b,
+         decimals_a, decimals_b, pair_key, initial_a, initial_b, balance_a, balance_b, shipped_block, shipped_tx,
+         shipped_at)
+       VALUES ('base', $1, $2, $2, '0x', $3, $4, 'USDC', 'USDT', 6, 6, 'USDC/USDT', 100, 0, 100, 0, 1, $1, now())`,
+      [hash, C, T1, T2],
+    );
+    const stateOf = async () =>
+      (
+        await db.query<{ state: string; listed: string }>(
+          `SELECT state, list_json::json->>'state' AS listed FROM strategies WHERE strategy_hash = $1`,
+          [hash],
+        )
+      ).rows[0];
+    // Never read: what it holds is all that is known.
+    expect(await stateOf()).toEqual({ state: 'active', listed: 'active' });
+    // Its maker holds none of the USDC it owes, and it holds no USDT: nothing to pay out.
+    await recordWalletReads(db, 'base', [read(C, T1, 0n, 100n), read(C, T2, 1_000n, 1_000n)], new Date());
+    expect(await stateOf()).toEqual({ state: 'inactive', listed: 'inactive' });
+    // A swap brings it USDT, which the wallet covers: active again without a new read.
+    await db.query(`UPDATE strategies SET balance_b = 50 WHERE strategy_hash = $1`, [hash]);
+    expect(await stateOf()).toEqual({ state: 'active', listed: 'active' });
+    // Docked: inactive whatever the wallet holds.
+    await db.query(
+      `UPDATE strategies SET status = 'docked', docked_block = 2, docked_at = now() WHERE strategy_hash = $1`,
+      [hash],
+    );
+    expect(await stateOf()).toEqual({ state: 'inactive', listed: 'inactive' });
   });
 });
