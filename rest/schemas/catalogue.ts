@@ -5,7 +5,7 @@ import {
   PairStatsFieldsFragmentDoc,
   StatsDocument,
   StrategyDetailDocument,
-  StrategyFieldsFragmentDoc,
+  StrategyListFieldsFragmentDoc,
   TokenPriceFieldsFragmentDoc,
 } from '../generated/graphql.js';
 import { fragmentSchema, operationSchema } from '../openapi/fromSelection.js';
@@ -53,8 +53,11 @@ export const chain = component(
   }),
 );
 
-/** A strategy as the lists and the detail show it: the selection of rest/operations/StrategyFields.graphql. */
-export const strategy = component('Strategy', fragmentSchema(StrategyFieldsFragmentDoc));
+/**
+ * A strategy as the lists show it: rest/operations/StrategyListFields.graphql, the fields the detail
+ * opens with (StrategyFields.graphql), then its state (which the detail gives later, by its liquidity).
+ */
+export const strategy = component('Strategy', fragmentSchema(StrategyListFieldsFragmentDoc));
 
 /** The detail: rest/operations/StrategyDetail.graphql, with the decoding the route adds after the bytes. */
 export const strategyDetail = component(
