@@ -8,6 +8,7 @@
  * leaves their latest ship, so on a fresh index the open group's last ship is the latest ship of the
  * pair, docked strategies included. A rewind that touched the pair must give that back, not the latest
  * ship of the strategies open now (which is lower when the latest one shipped was docked before the fork).
+ * The recount from the rows (catalogue_counts_rebuild, after a bulk load) must give the same.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildProgram, salt, xycSwap } from '../../chain/program.js';
@@ -162,5 +163,16 @@ describe('a rewind retimes the pair counts as a fresh index has them', () => {
     ]);
     expect(await pairCounts(followed)).toEqual(await pairCounts(fresh));
     expect(await catalogueSnapshot(followed)).toEqual(await catalogueSnapshot(fresh));
+  });
+});
+
+describe('a recount from the rows gives the pair counts the triggers keep', () => {
+  it('the open group keeps the latest ship of the pair, a docked strategy included', async () => {
+    const t = await freshDb();
+    for (const [block, batch] of kept) await write(t, block, batch);
+    const byTriggers = await pairCounts(t);
+    expect(byTriggers[0]).toMatchObject({ status: 'active', last_shipped_at: new Date(B.time) });
+    await t.db.query('SELECT catalogue_counts_rebuild()');
+    expect(await pairCounts(t)).toEqual(byTriggers);
   });
 });
