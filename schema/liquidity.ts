@@ -158,7 +158,8 @@ builder.objectFields(Strategy, (t) => ({
   }),
   state: t.field({
     type: StrategyState,
-    description: 'Whether it can trade now, from its status and what it can pay out (see liquidity).',
+    description:
+      "Whether it can trade now, from its status and what it can pay out as of its maker's last wallet read (the detail's liquidity gives the figures).",
     resolve: (row) => row.state,
   }),
 }));
