@@ -26,6 +26,7 @@
  */
 import type pg from 'pg';
 import { CATALOGUE_EVENTS_CHANNEL } from '../store/catalogueEvents.js';
+import { lockChainStates } from '../store/chainStateLock.js';
 import { EVENT_ORDER_LOCK } from './catalogueEvents.js';
 
 export interface RewindResult {
@@ -211,6 +212,8 @@ export async function rewindChain(
   const key = chain.key;
   const router = chain.router.toLowerCase();
   return inTransaction(client, async () => {
+    // Before any row, as a chunk: the balances and statuses it restores decide states (chainStateLock.ts).
+    await lockChainStates(client, key);
     const swaps = await client.query<{
       strategy_hash: string;
       pair_key: string | null;

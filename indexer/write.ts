@@ -7,6 +7,7 @@
  * chunk, whatever its size.
  */
 import type pg from 'pg';
+import { lockChainStates } from '../store/chainStateLock.js';
 import type { ChunkBatch } from './batch.js';
 import { storeBlocks } from './blocks.js';
 import { writeCatalogueEvents } from './catalogueEvents.js';
@@ -236,6 +237,8 @@ export async function writeChunk(
   const key = chain.key;
   await client.query('BEGIN');
   try {
+    // Before any row: the wallet reader's states of this chain wait for this chunk, or it for them.
+    await lockChainStates(client, key);
     // The chain is the source of truth: a crash may lose the last commits, checkpoint included, and
     // they are indexed again. Not waiting for the WAL flush at each chunk is safe for that reason.
     await client.query('SET LOCAL synchronous_commit = off');

@@ -3,7 +3,8 @@
  * of their open strategies, and what their strategies can really pay out (pullable): per maker and token
  * the smaller of the open virtual balances, the wallet's balance and its allowance.
  */
-import { type Db, inTransaction } from './db.js';
+import { lockChainStates } from './chainStateLock.js';
+import { type Db, inTransaction, query } from './db.js';
 
 export interface WalletToRead {
   maker: string;
@@ -44,9 +45,9 @@ export interface WalletRead {
 }
 
 /**
- * Stores a run's reads, the states of the read makers' open strategies that they change (migration 030)
- * and the chain's pullable sums as they now stand, in one transaction: a strategy's `state` never
- * disagrees with the wallet figures beside it.
+ * Stores a run's reads and the states of the read makers' open strategies that they turn (migration
+ * 030), in one transaction under the chain's state lock (chainStateLock.ts): a strategy's `state` never
+ * disagrees with the wallet figures beside it. Then the chain's pullable sums as they now stand.
  */
 export async function recordWalletReads(
   db: Db,
@@ -54,8 +55,9 @@ export async function recordWalletReads(
   reads: readonly WalletRead[],
   readAt: Date,
 ): Promise<void> {
-  await inTransaction(db, async (client) => {
-    if (reads.length > 0) {
+  if (reads.length > 0)
+    await inTransaction(db, async (client) => {
+      await lockChainStates(client, chain);
       await client.query(
         `INSERT INTO maker_wallets (chain_key, maker, token, balance, allowance, read_at)
          SELECT $1, r.maker, r.token, r.balance, r.allowance, $6
@@ -71,8 +73,7 @@ export async function recordWalletReads(
           readAt,
         ],
       );
-      // Only the rows whose state turns are written (and rendered again by the list trigger). Computed
-      // in SET from the row as updated, so a concurrent write of its balances is not overwritten stale.
+      // Only the rows whose state turns are written (and rendered again by the list trigger).
       await client.query(
         `UPDATE strategies
             SET state = strategy_state(status, chain_key, maker, token_a, token_b, balance_a, balance_b)
@@ -80,26 +81,26 @@ export async function recordWalletReads(
             AND state <> strategy_state(status, chain_key, maker, token_a, token_b, balance_a, balance_b)`,
         [chain, [...new Set(reads.map((r) => r.maker))]],
       );
-    }
-    await client.query(
-      `WITH per_maker AS (
-         SELECT maker, token, max(symbol) AS symbol, max(decimals) AS decimals, sum(amount) AS amount
-           FROM catalogue_balances WHERE chain_key = $1 GROUP BY maker, token HAVING sum(amount) > 0),
-       sums AS (
-         SELECT b.token, max(b.symbol) AS symbol, max(b.decimals) AS decimals,
-                sum(least(b.amount, w.balance, w.allowance)) AS amount
-           FROM per_maker b JOIN maker_wallets w ON w.chain_key = $1 AND w.maker = b.maker AND w.token = b.token
-          GROUP BY b.token),
-       gone AS (DELETE FROM pullable_balances p WHERE p.chain_key = $1
-                 AND NOT EXISTS (SELECT 1 FROM sums s WHERE s.token = p.token))
-       INSERT INTO pullable_balances (chain_key, token, symbol, decimals, amount, computed_at)
-         SELECT $1, token, symbol, decimals, amount, now() FROM sums
-       ON CONFLICT (chain_key, token) DO UPDATE
-         SET symbol = EXCLUDED.symbol, decimals = EXCLUDED.decimals, amount = EXCLUDED.amount,
-             computed_at = EXCLUDED.computed_at`,
-      [chain],
-    );
-  });
+    });
+  await query(
+    db,
+    `WITH per_maker AS (
+       SELECT maker, token, max(symbol) AS symbol, max(decimals) AS decimals, sum(amount) AS amount
+         FROM catalogue_balances WHERE chain_key = $1 GROUP BY maker, token HAVING sum(amount) > 0),
+     sums AS (
+       SELECT b.token, max(b.symbol) AS symbol, max(b.decimals) AS decimals,
+              sum(least(b.amount, w.balance, w.allowance)) AS amount
+         FROM per_maker b JOIN maker_wallets w ON w.chain_key = $1 AND w.maker = b.maker AND w.token = b.token
+        GROUP BY b.token),
+     gone AS (DELETE FROM pullable_balances p WHERE p.chain_key = $1
+               AND NOT EXISTS (SELECT 1 FROM sums s WHERE s.token = p.token))
+     INSERT INTO pullable_balances (chain_key, token, symbol, decimals, amount, computed_at)
+       SELECT $1, token, symbol, decimals, amount, now() FROM sums
+     ON CONFLICT (chain_key, token) DO UPDATE
+       SET symbol = EXCLUDED.symbol, decimals = EXCLUDED.decimals, amount = EXCLUDED.amount,
+           computed_at = EXCLUDED.computed_at`,
+    [chain],
+  );
 }
 
 export interface MakerLiquidityRow {

@@ -4,6 +4,7 @@
  * wallet balance and its allowance), and each strategy's state as its balances and those reads make it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { lockChainStates } from '../../store/chainStateLock.js';
 import { createDb, type Db } from '../../store/db.js';
 import { pullableBalances, recordWalletReads, walletsToRead } from '../../store/makerWallets.js';
 import { migrate } from '../../store/migrate.js';
@@ -37,7 +38,7 @@ const read = (maker: string, token: string, balance: bigint, allowance: bigint) 
 beforeAll(async () => {
   const database = await createTestDatabase();
   drop = database.drop;
-  db = createDb(database.url, 2);
+  db = createDb(database.url, 4);
   await migrate(db);
   await open(A, T1, 1_000n);
   await open(A, T2, 1_000n);
@@ -109,5 +110,50 @@ describe('makers’ wallets', () => {
       [hash],
     );
     expect(await stateOf()).toEqual({ state: 'inactive', listed: 'inactive' });
+  });
+
+  it('waits for a chunk in flight on the chain, and sets the state from the balances it committed', async () => {
+    const D = '0x00000000000000000000000000000000000000d4';
+    const hash = `0x${'d4'.repeat(32)}`;
+    await db.query(
+      `INSERT INTO strategies (chain_key, strategy_hash, maker, app, strategy, token_a, token_b, symbol_a, symbol_b,
+         decimals_a, decimals_b, pair_key, initial_a, initial_b, balance_a, balance_b, shipped_block, shipped_tx,
+         shipped_at)
+       VALUES ('base', $1, $2, $2, '0x', $3, $4, 'USDC', 'USDT', 6, 6, 'USDC/USDT', 0, 0, 0, 0, 1, $1, now())`,
+      [hash, D, T1, T2],
+    );
+    await recordWalletReads(db, 'base', [read(D, T1, 0n, 1_000n), read(D, T2, 0n, 1_000n)], new Date());
+    const stateOf = async () =>
+      (await db.query<{ state: string }>('SELECT state FROM strategies WHERE strategy_hash = $1', [hash]))
+        .rows[0]!.state;
+    expect(await stateOf()).toBe('inactive');
+
+    // A chunk in flight, as indexer/write.ts writes one: the state lock first, then a push of 500 USDC,
+    // whose trigger still sees the wallet without USDC.
+    const chunk = await db.connect();
+    try {
+      await chunk.query('BEGIN');
+      await lockChainStates(chunk, 'base');
+      await chunk.query('UPDATE strategies SET balance_a = 500 WHERE strategy_hash = $1', [hash]);
+      // Meanwhile the wallet reader finds 1,000 USDC in the wallet.
+      const reading = recordWalletReads(db, 'base', [read(D, T1, 1_000n, 1_000n)], new Date());
+      const waiting = async () => {
+        for (;;) {
+          const { rows } = await db.query(
+            `SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%pg_advisory_xact_lock%'`,
+          );
+          if (rows.length > 0) return;
+          await new Promise((r) => setImmediate(r));
+        }
+      };
+      // The reader either waits for the chunk, or (without the lock) ends first from the rows as they were.
+      await Promise.race([reading, waiting()]);
+      await chunk.query('COMMIT');
+      await reading;
+    } finally {
+      chunk.release();
+    }
+    // 500 USDC held, 1,000 in the wallet and allowed: it can pay out.
+    expect(await stateOf()).toBe('active');
   });
 });
