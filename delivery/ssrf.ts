@@ -10,11 +10,11 @@
  * again at every attempt, where the connection goes to the address that was checked (no second DNS
  * answer can rebind it).
  */
-import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import type { WebhookConfig } from '../lib/config.js';
 import { ApiError } from '../lib/errors.js';
+import { LookupTimeout, lookupHost } from './hostLookup.js';
 
 export const MAX_URL_LENGTH = 2048;
 
@@ -26,6 +26,8 @@ export interface CheckedTarget {
 }
 
 type Policy = Pick<WebhookConfig, 'allowPrivate' | 'allowHttp'>;
+/** A target's check: the URL's policy, and how long its host may take to resolve (an attempt's bound). */
+type TargetPolicy = Policy & Pick<WebhookConfig, 'timeoutMs'>;
 
 const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
 /** The blocks of IANA's IPv6 special-purpose registry inside 2000::/3. */
@@ -70,18 +72,21 @@ export function parseWebhookUrl(text: unknown, policy: Policy, parameter = 'url'
 }
 
 /**
- * Resolves the URL's host and checks every address it has: one forbidden address refuses the URL (a
- * name that answers both a public and a private address is a rebinding setup). A 400 names `parameter`.
+ * Resolves the URL's host (hostLookup.ts: within the attempt's bound) and checks every address it has:
+ * one forbidden address refuses the URL (a name that answers both a public and a private address is a
+ * rebinding setup). A 400 names `parameter`.
  */
-export async function checkTarget(url: URL, policy: Policy, parameter = 'url'): Promise<CheckedTarget> {
+export async function checkTarget(url: URL, policy: TargetPolicy, parameter = 'url'): Promise<CheckedTarget> {
   const host = url.hostname.replace(/^\[|\]$/g, '');
   let addresses: { address: string; family: number }[];
   if (isIP(host)) {
     addresses = [{ address: host, family: isIP(host) }];
   } else {
     try {
-      addresses = await lookup(host, { all: true, verbatim: true });
-    } catch {
+      addresses = await lookupHost(host, policy.timeoutMs);
+    } catch (error) {
+      if (error instanceof LookupTimeout)
+        throw ApiError.invalid(parameter, `${parameter}: ${error.message}.`);
       throw ApiError.invalid(parameter, `${parameter}: the host ${host} does not resolve.`);
     }
   }

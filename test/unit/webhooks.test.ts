@@ -48,7 +48,11 @@ describe('forbiddenAddress', () => {
 
   it('refuses a host name with a forbidden address, naming the parameter', async () => {
     await expect(
-      checkTarget(new URL('https://localhost/x'), { allowPrivate: false, allowHttp: false }),
+      checkTarget(new URL('https://localhost/x'), {
+        allowPrivate: false,
+        allowHttp: false,
+        timeoutMs: 5_000,
+      }),
     ).rejects.toMatchObject({ code: 'INVALID_PARAMETER', parameter: 'url' });
   });
 });
