@@ -73,12 +73,15 @@ export async function recordWalletReads(
           readAt,
         ],
       );
-      // Only the rows whose state turns are written (and rendered again by the list trigger).
+      // Only the rows whose state turns are written (and rendered again by the list trigger). Under the
+      // lock no chunk moves their balances meanwhile: each state is computed once, from rows that hold.
       await client.query(
-        `UPDATE strategies
-            SET state = strategy_state(status, chain_key, maker, token_a, token_b, balance_a, balance_b)
-          WHERE maker = ANY($2::text[]) AND chain_key = $1 AND status = 'active'
-            AND state <> strategy_state(status, chain_key, maker, token_a, token_b, balance_a, balance_b)`,
+        `UPDATE strategies s SET state = n.state
+           FROM (SELECT chain_key, strategy_hash,
+                        strategy_state(status, chain_key, maker, token_a, token_b, balance_a, balance_b) AS state
+                   FROM strategies
+                  WHERE maker = ANY($2::text[]) AND chain_key = $1 AND status = 'active') n
+          WHERE s.chain_key = n.chain_key AND s.strategy_hash = n.strategy_hash AND s.state <> n.state`,
         [chain, [...new Set(reads.map((r) => r.maker))]],
       );
     });
