@@ -96,7 +96,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
       parts.push(() => [postgres.status()]);
       databaseUrl = embedded.url;
     }
-    const pools = { idleTimeoutMs: config.databaseIdleMs };
+    const pools = { idleTimeoutMs: config.databaseIdleMs, connectTimeoutMs: config.databaseConnectTimeoutMs };
     const db = createDb(databaseUrl, config.databasePoolMax, pools);
     stops.push(() => db.end());
     const metrics = new Metrics();

@@ -20,7 +20,10 @@ if (!config.databaseUrl || !config.chainsFile) {
   process.exit(1);
 }
 
-const db = createDb(config.databaseUrl, 4);
+const db = createDb(config.databaseUrl, 4, {
+  idleTimeoutMs: config.databaseIdleMs,
+  connectTimeoutMs: config.databaseConnectTimeoutMs,
+});
 const registry = loadChains(config);
 const services: Services = {
   config,

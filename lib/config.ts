@@ -41,6 +41,7 @@ const envSchema = z.object({
   DATABASE_POOL_MAX: z.coerce.number().int().min(2).max(200).default(10),
   /** How long an unused connection of the process's pools stays open before it is closed. */
   DATABASE_IDLE_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
+  DATABASE_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(2_000),
   REDIS_URL: z.string().url().optional(),
   /** Prefix of every Redis key, so deployments (and test runs) can share one Redis. */
   REDIS_PREFIX: z.string().max(64).default('gw:'),
@@ -175,6 +176,8 @@ export interface Config {
   databaseUrl: string | undefined;
   databasePoolMax: number;
   databaseIdleMs: number;
+  /** How long opening a store connection, or waiting for a free one, may take (then 503). */
+  databaseConnectTimeoutMs: number;
   redisUrl: string | undefined;
   redisPrefix: string;
   redisCommandTimeoutMs: number;
@@ -282,6 +285,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: e.DATABASE_URL,
     databasePoolMax: e.DATABASE_POOL_MAX,
     databaseIdleMs: e.DATABASE_IDLE_MS,
+    databaseConnectTimeoutMs: e.DATABASE_CONNECT_TIMEOUT_MS,
     redisUrl: e.REDIS_URL,
     redisPrefix: e.REDIS_PREFIX,
     redisCommandTimeoutMs: e.REDIS_COMMAND_TIMEOUT_MS,

@@ -8,6 +8,8 @@ export interface PoolSettings {
   statementTimeoutMs?: number;
   /** How long an unused connection stays open (default 30 s). */
   idleTimeoutMs?: number;
+  /** How long opening a connection, or waiting for a free one, may take before the statement fails (default 2 s). */
+  connectTimeoutMs?: number;
 }
 
 export function createDb(url: string, max = 10, settings: PoolSettings = {}): Db {
@@ -20,7 +22,7 @@ export function createDb(url: string, max = 10, settings: PoolSettings = {}): Db
         ? '-c jit=off'
         : `-c jit=off -c statement_timeout=${Math.floor(settings.statementTimeoutMs)}`,
     max,
-    connectionTimeoutMillis: 2000,
+    connectionTimeoutMillis: settings.connectTimeoutMs ?? 2000,
     idleTimeoutMillis: settings.idleTimeoutMs ?? 30_000,
   });
   // An idle client losing its server must not crash the process; the next query reports it.

@@ -19,11 +19,11 @@ import { type ChainConfig, loadConfig } from '../../lib/config.js';
 import { createLogger } from '../../lib/logger.js';
 import { Metrics } from '../../lib/metrics.js';
 import type { Services } from '../../lib/services.js';
-import { createDb, type Db } from '../../store/db.js';
+import type { Db } from '../../store/db.js';
 import { migrate } from '../../store/migrate.js';
 import { catalogueSnapshot } from '../helpers/indexerSnapshot.js';
 import { testPort } from '../helpers/ports.js';
-import { createTestDatabase } from '../helpers/postgres.js';
+import { createTestDatabase, testPool } from '../helpers/postgres.js';
 import { type RangeRefusal, type RpcProxy, startRpcProxy } from '../helpers/rpcProxy.js';
 
 const spec = DEVNET_CHAINS.find((c) => c.key === 'base')!;
@@ -37,7 +37,7 @@ const databases: { db: Db; drop(): Promise<void> }[] = [];
 
 async function freshDb(): Promise<{ url: string; db: Db }> {
   const database = await createTestDatabase();
-  const db = createDb(database.url, 4);
+  const db = testPool(database.url, 4);
   await migrate(db);
   databases.push({ db, drop: database.drop });
   return { url: database.url, db };

@@ -27,14 +27,14 @@ import { loadConfig } from '../../lib/config.js';
 import { createLogger } from '../../lib/logger.js';
 import { Metrics } from '../../lib/metrics.js';
 import type { Services } from '../../lib/services.js';
-import { createDb, type Db } from '../../store/db.js';
+import type { Db } from '../../store/db.js';
 import { migrate } from '../../store/migrate.js';
 import { readRollup } from '../../store/rollups.js';
 import { catalogueSnapshot } from '../helpers/indexerSnapshot.js';
 import { eventually } from '../helpers/load.js';
 import { fundOwnMaker } from '../helpers/ownMaker.js';
 import { testPort } from '../helpers/ports.js';
-import { createTestDatabase } from '../helpers/postgres.js';
+import { createTestDatabase, testPool } from '../helpers/postgres.js';
 
 const ANVIL_PORT = testPort(19960);
 const spec = DEVNET_CHAINS.find((c) => c.key === 'base')!;
@@ -59,7 +59,7 @@ const indexers: Indexer[] = [];
 
 async function freshDb(): Promise<TestDb> {
   const database = await createTestDatabase();
-  const db = createDb(database.url, 4);
+  const db = testPool(database.url, 4);
   await migrate(db);
   const t = { url: database.url, db, drop: database.drop };
   databases.push(t);

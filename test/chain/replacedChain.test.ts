@@ -25,13 +25,13 @@ import { type Indexer, startIndexer } from '../../indexer/index.js';
 import { loadConfig } from '../../lib/config.js';
 import { Metrics } from '../../lib/metrics.js';
 import type { Services } from '../../lib/services.js';
-import { createDb, type Db } from '../../store/db.js';
+import type { Db } from '../../store/db.js';
 import { migrate } from '../../store/migrate.js';
 import { catalogueSnapshot } from '../helpers/indexerSnapshot.js';
 import { eventually } from '../helpers/load.js';
 import { fundOwnMaker } from '../helpers/ownMaker.js';
 import { testPort } from '../helpers/ports.js';
-import { createTestDatabase } from '../helpers/postgres.js';
+import { createTestDatabase, testPool } from '../helpers/postgres.js';
 
 const ANVIL_PORT = testPort(19970);
 const WINDOW = 16;
@@ -163,7 +163,7 @@ async function deliveries(hash: string): Promise<string[]> {
 /** The catalogue indexed by this test's follower equals a fresh index of the chain as it is now. */
 async function equalsFreshIndex(registry: ChainRegistry): Promise<void> {
   const database = await createTestDatabase();
-  const fresh = createDb(database.url, 4);
+  const fresh = testPool(database.url, 4);
   await migrate(fresh);
   const indexer = await startIndexer(servicesFor(fresh, database.url, registry), { background: false });
   others.push({ db: fresh, drop: database.drop, indexer });
@@ -181,7 +181,7 @@ beforeAll(async () => {
   });
   const database = await createTestDatabase();
   dropDb = database.drop;
-  db = createDb(database.url, 4);
+  db = testPool(database.url, 4);
   await migrate(db);
   const registry = new ChainRegistry([seeded.config]);
   const services = servicesFor(db, database.url, registry);

@@ -4,7 +4,7 @@ import { inject } from 'vitest';
 import { migrateQueue } from '../../delivery/worker.js';
 import { createLogger } from '../../lib/logger.js';
 import type { Services } from '../../lib/services.js';
-import { createDb } from '../../store/db.js';
+import { createDb, type Db } from '../../store/db.js';
 import { migrate } from '../../store/migrate.js';
 
 declare module 'vitest' {
@@ -17,6 +17,16 @@ declare module 'vitest' {
 /** The machine's PostgreSQL (CI starts it when it is down). */
 export const MACHINE_PG = process.env.TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 export const MACHINE_REDIS = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+/**
+ * A test's own pool on its database (and the indexers it starts on it, whose writer locks connect with
+ * its options): it waits for a connection as long as a busy box needs, where a service under test keeps
+ * its configured DATABASE_CONNECT_TIMEOUT_MS. The machine's PostgreSQL serves four files at once; a
+ * connection once took over the default 2 s to open there.
+ */
+export function testPool(url: string, max: number): Db {
+  return createDb(url, max, { connectTimeoutMs: 15_000 });
+}
 
 // Any fixed number: serialises the template's build between the run's workers.
 const TEMPLATE_LOCK = 7_420_077;

@@ -7,13 +7,13 @@ import { ChainRegistry } from '../../chain/registry.js';
 import { migrateQueue } from '../../delivery/worker.js';
 import { loadConfig } from '../../lib/config.js';
 import { createLogger } from '../../lib/logger.js';
-import { createDb, type Db } from '../../store/db.js';
+import type { Db } from '../../store/db.js';
 import { migrate } from '../../store/migrate.js';
-import { createTestDatabase } from './postgres.js';
+import { createTestDatabase, testPool } from './postgres.js';
 
 export async function startWebhookStore(): Promise<{ db: Db; stop(): Promise<void> }> {
   const database = await createTestDatabase();
-  const db = createDb(database.url, 2);
+  const db = testPool(database.url, 2);
   await migrate(db);
   const config = loadConfig({ DATABASE_URL: database.url });
   await migrateQueue(

@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDb } from '../../store/db.js';
 import { migrate } from '../../store/migrate.js';
 import { writeRollup } from '../../store/rollups.js';
 import { fixtureChains } from '../helpers/catalogue.js';
-import { createTestDatabase, MACHINE_REDIS } from '../helpers/postgres.js';
+import { createTestDatabase, MACHINE_REDIS, testPool } from '../helpers/postgres.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
 /**
@@ -21,7 +20,7 @@ let redis: Redis;
 
 beforeAll(async () => {
   database = await createTestDatabase();
-  const db = createDb(database.url, 1);
+  const db = testPool(database.url, 1);
   await migrate(db);
   await writeRollup(db, {
     totals: {

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateCatalogue } from '../../bench/generate.js';
-import { createDb, type Db } from '../../store/db.js';
+import type { Db } from '../../store/db.js';
 import { migrate } from '../../store/migrate.js';
 import { fixtureChains, insertStrategy } from '../helpers/catalogue.js';
-import { createTestDatabase } from '../helpers/postgres.js';
+import { createTestDatabase, testPool } from '../helpers/postgres.js';
 
 /**
  * The benches' catalogue generator (bench/generate.ts), small, on the machine PostgreSQL: its rows must
@@ -18,7 +18,7 @@ let db: Db;
 
 beforeAll(async () => {
   database = await createTestDatabase();
-  db = createDb(database.url, 4);
+  db = testPool(database.url, 4);
   await migrate(db);
   await generateCatalogue(db, { strategies: 600, swaps: 6_000, chains });
 }, 60_000);

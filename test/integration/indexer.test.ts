@@ -19,13 +19,13 @@ import { createLogger } from '../../lib/logger.js';
 import type { Services } from '../../lib/services.js';
 import { windowStarts } from '../../lib/windows.js';
 import { startService } from '../../service.js';
-import { createDb, type Db } from '../../store/db.js';
+import type { Db } from '../../store/db.js';
 import { migrate } from '../../store/migrate.js';
 import { type CatalogueRollup, readRollup } from '../../store/rollups.js';
 import { startSeededDevnet } from '../helpers/devnetSnapshot.js';
 import { catalogueSnapshot } from '../helpers/indexerSnapshot.js';
 import { testPort } from '../helpers/ports.js';
-import { createTestDatabase } from '../helpers/postgres.js';
+import { createTestDatabase, testPool } from '../helpers/postgres.js';
 
 // Devnet ports of the indexer suites (19000-19010 are this suite's; the bench uses 19004-19006).
 const BASE_PORT = testPort(19000);
@@ -46,7 +46,7 @@ const indexers: Indexer[] = [];
 
 async function freshDb(): Promise<TestDb> {
   const database = await createTestDatabase();
-  const db = createDb(database.url, 4);
+  const db = testPool(database.url, 4);
   await migrate(db);
   const t = { url: database.url, db, drop: database.drop };
   databases.push(t);

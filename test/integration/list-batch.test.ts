@@ -4,7 +4,7 @@ import { createDb, type Db } from '../../store/db.js';
 import { migrate } from '../../store/migrate.js';
 import { type ListStrategiesParams, listOpenStrategies } from '../../store/strategyList.js';
 import { fixtureChains, insertStrategy, insertStrategyGrid } from '../helpers/catalogue.js';
-import { createTestDatabase } from '../helpers/postgres.js';
+import { createTestDatabase, testPool } from '../helpers/postgres.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
 /**
@@ -23,7 +23,7 @@ let svc: TestService;
 
 beforeAll(async () => {
   database = await createTestDatabase();
-  db = createDb(database.url, 4);
+  db = testPool(database.url, 4);
   await migrate(db);
   await insertStrategyGrid(db, chains, { perPair: 7, t0: T0, withSwaps: true });
   svc = await startTestService({ env: { DATABASE_URL: database.url, INDEXER: 'off' }, chains });

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDb, type Db } from '../../store/db.js';
+import type { Db } from '../../store/db.js';
 import { migrate } from '../../store/migrate.js';
 import { fixtureChains, insertStrategyGrid } from '../helpers/catalogue.js';
-import { createTestDatabase } from '../helpers/postgres.js';
+import { createTestDatabase, testPool } from '../helpers/postgres.js';
 import { runsPerSeed, seeds } from '../helpers/seeds.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
@@ -36,7 +36,7 @@ const cursorOf = (value: unknown) => Buffer.from(JSON.stringify(value)).toString
 
 beforeAll(async () => {
   database = await createTestDatabase();
-  db = createDb(database.url, 4);
+  db = testPool(database.url, 4);
   await migrate(db);
   await insertStrategyGrid(db, chains, { perPair: 4, t0: T0 });
   svc = await startTestService({

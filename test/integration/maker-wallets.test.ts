@@ -5,10 +5,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lockChainStates } from '../../store/chainStateLock.js';
-import { createDb, type Db } from '../../store/db.js';
+import type { Db } from '../../store/db.js';
 import { pullableBalances, recordWalletReads, walletsToRead } from '../../store/makerWallets.js';
 import { migrate } from '../../store/migrate.js';
-import { createTestDatabase } from '../helpers/postgres.js';
+import { createTestDatabase, testPool } from '../helpers/postgres.js';
 
 let db: Db;
 let drop: () => Promise<void>;
@@ -38,7 +38,7 @@ const read = (maker: string, token: string, balance: bigint, allowance: bigint) 
 beforeAll(async () => {
   const database = await createTestDatabase();
   drop = database.drop;
-  db = createDb(database.url, 4);
+  db = testPool(database.url, 4);
   await migrate(db);
   await open(A, T1, 1_000n);
   await open(A, T2, 1_000n);

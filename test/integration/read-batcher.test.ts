@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isApiError } from '../../lib/errors.js';
 import { ReadBatcher } from '../../store/batch.js';
 import { createDb, type Db, storeError } from '../../store/db.js';
-import { createTestDatabase } from '../helpers/postgres.js';
+import { createTestDatabase, testPool } from '../helpers/postgres.js';
 
 /**
  * ReadBatcher (store/batch.ts) on the machine PostgreSQL, with a real batched statement that fails
@@ -15,7 +15,7 @@ let db: Db;
 
 beforeAll(async () => {
   database = await createTestDatabase();
-  db = createDb(database.url, 2);
+  db = testPool(database.url, 2);
 });
 
 afterAll(async () => {

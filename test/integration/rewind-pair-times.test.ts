@@ -15,11 +15,11 @@ import { buildProgram, salt, xycSwap } from '../../chain/program.js';
 import type { ChunkBatch, StrategyRow } from '../../indexer/batch.js';
 import { rewindChain } from '../../indexer/rewind.js';
 import { writeChunk } from '../../indexer/write.js';
-import { createDb, type Db } from '../../store/db.js';
+import type { Db } from '../../store/db.js';
 import { migrate } from '../../store/migrate.js';
 import { fixtureChains, shippedRow } from '../helpers/catalogue.js';
 import { catalogueSnapshot } from '../helpers/indexerSnapshot.js';
-import { createTestDatabase } from '../helpers/postgres.js';
+import { createTestDatabase, testPool } from '../helpers/postgres.js';
 
 const base = fixtureChains()[0]!;
 const chain = { key: base.key, chainId: base.chainId, router: base.router.toLowerCase() };
@@ -67,7 +67,7 @@ const databases: TestDb[] = [];
 
 async function freshDb(): Promise<TestDb> {
   const database = await createTestDatabase();
-  const db = createDb(database.url, 2);
+  const db = testPool(database.url, 2);
   await migrate(db);
   const t = { db, drop: database.drop };
   databases.push(t);
