@@ -35,6 +35,17 @@ const read = (maker: string, token: string, balance: bigint, allowance: bigint) 
   allowance,
 });
 
+/** An open USDC/USDT strategy (T1/T2) of `maker` holding `usdc` and no USDT, as the indexer stores a ship. */
+async function shipUsdcUsdt(hash: string, maker: string, usdc: bigint): Promise<void> {
+  await db.query(
+    `INSERT INTO strategies (chain_key, strategy_hash, maker, app, strategy, token_a, token_b, symbol_a, symbol_b,
+       decimals_a, decimals_b, pair_key, initial_a, initial_b, balance_a, balance_b, shipped_block, shipped_tx,
+       shipped_at)
+     VALUES ('base', $1, $2, $2, '0x', $3, $4, 'USDC', 'USDT', 6, 6, 'USDC/USDT', $5, 0, $5, 0, 1, $1, now())`,
+    [hash, maker, T1, T2, usdc.toString()],
+  );
+}
+
 beforeAll(async () => {
   const database = await createTestDatabase();
   drop = database.drop;
@@ -82,13 +93,7 @@ describe('makers’ wallets', () => {
   it("keeps a strategy's state, and its list entry's, with its balances and its maker's last read", async () => {
     const C = '0x00000000000000000000000000000000000000c3';
     const hash = `0x${'c3'.repeat(32)}`;
-    await db.query(
-      `INSERT INTO strategies (chain_key, strategy_hash, maker, app, strategy, token_a, token_b, symbol_a, symbol_b,
-         decimals_a, decimals_b, pair_key, initial_a, initial_b, balance_a, balance_b, shipped_block, shipped_tx,
-         shipped_at)
-       VALUES ('base', $1, $2, $2, '0x', $3, $4, 'USDC', 'USDT', 6, 6, 'USDC/USDT', 100, 0, 100, 0, 1, $1, now())`,
-      [hash, C, T1, T2],
-    );
+    await shipUsdcUsdt(hash, C, 100n);
     const stateOf = async () =>
       (
         await db.query<{ state: string; listed: string }>(
@@ -115,13 +120,7 @@ describe('makers’ wallets', () => {
   it('waits for a chunk in flight on the chain, and sets the state from the balances it committed', async () => {
     const D = '0x00000000000000000000000000000000000000d4';
     const hash = `0x${'d4'.repeat(32)}`;
-    await db.query(
-      `INSERT INTO strategies (chain_key, strategy_hash, maker, app, strategy, token_a, token_b, symbol_a, symbol_b,
-         decimals_a, decimals_b, pair_key, initial_a, initial_b, balance_a, balance_b, shipped_block, shipped_tx,
-         shipped_at)
-       VALUES ('base', $1, $2, $2, '0x', $3, $4, 'USDC', 'USDT', 6, 6, 'USDC/USDT', 0, 0, 0, 0, 1, $1, now())`,
-      [hash, D, T1, T2],
-    );
+    await shipUsdcUsdt(hash, D, 0n);
     await recordWalletReads(db, 'base', [read(D, T1, 0n, 1_000n), read(D, T2, 0n, 1_000n)], new Date());
     const stateOf = async () =>
       (await db.query<{ state: string }>('SELECT state FROM strategies WHERE strategy_hash = $1', [hash]))
