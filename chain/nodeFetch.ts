@@ -35,6 +35,18 @@ function textResponse(status: number, statusText: string, headers: Headers, text
   return response as unknown as Response;
 }
 
+/**
+ * A kept-alive socket the server closed just as it was reused fails before any byte of an answer
+ * (ECONNRESET, EPIPE, "socket hang up"): the server's idle timeout and our next request raced, which a
+ * busy event loop widens (a Node server closes idle sockets after 5 s). The request never reached the
+ * node, and every call of the gateway and the indexer is a read, so it is sent once more on a new socket.
+ */
+function staleSocket(request: http.ClientRequest, error: unknown, answered: boolean): boolean {
+  if (!request.reusedSocket || answered) return false;
+  const code = (error as { code?: unknown }).code;
+  return code === 'ECONNRESET' || code === 'EPIPE';
+}
+
 export function nodeHttpFetch(input: string | URL | Request, init: RequestInit = {}): Promise<Response> {
   const url = new URL(typeof input === 'string' || input instanceof URL ? input : input.url);
   const signal = init.signal ?? undefined;
@@ -47,45 +59,51 @@ export function nodeHttpFetch(input: string | URL | Request, init: RequestInit =
     const headers = new Headers(init.headers);
     const body = typeof init.body === 'string' ? init.body : undefined;
     if (body !== undefined) headers.set('content-length', String(Buffer.byteLength(body)));
-    const request = transport.request(
-      url,
-      { method: init.method ?? 'GET', headers: Object.fromEntries(headers), agent },
-      (res) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        res.on('data', (chunk: Buffer) => {
-          size += chunk.length;
-          if (size > MAX_BODY_BYTES) {
-            request.destroy(new Error(`response body larger than ${MAX_BODY_BYTES} bytes`));
-            return;
-          }
-          chunks.push(chunk);
-        });
-        res.on('end', () => {
-          const responseHeaders = new Headers();
-          for (const [name, value] of Object.entries(res.headers)) {
-            if (value !== undefined)
-              responseHeaders.set(name, Array.isArray(value) ? value.join(', ') : value);
-          }
-          resolve(
-            textResponse(
-              res.statusCode ?? 0,
-              res.statusMessage ?? '',
-              responseHeaders,
-              Buffer.concat(chunks).toString('utf8'),
-            ),
-          );
-        });
-        res.on('error', (error) => reject(new TypeError('fetch failed', { cause: error })));
-      },
-    );
-    const onAbort = () => request.destroy();
-    signal?.addEventListener('abort', onAbort, { once: true });
-    request.on('close', () => signal?.removeEventListener('abort', onAbort));
-    request.on('error', (error) => {
-      if (signal?.aborted) reject(abortError(signal));
-      else reject(new TypeError('fetch failed', { cause: error }));
-    });
-    request.end(body);
+    const send = (retried: boolean): void => {
+      let answered = false;
+      const request = transport.request(
+        url,
+        { method: init.method ?? 'GET', headers: Object.fromEntries(headers), agent },
+        (res) => {
+          answered = true;
+          const chunks: Buffer[] = [];
+          let size = 0;
+          res.on('data', (chunk: Buffer) => {
+            size += chunk.length;
+            if (size > MAX_BODY_BYTES) {
+              request.destroy(new Error(`response body larger than ${MAX_BODY_BYTES} bytes`));
+              return;
+            }
+            chunks.push(chunk);
+          });
+          res.on('end', () => {
+            const responseHeaders = new Headers();
+            for (const [name, value] of Object.entries(res.headers)) {
+              if (value !== undefined)
+                responseHeaders.set(name, Array.isArray(value) ? value.join(', ') : value);
+            }
+            resolve(
+              textResponse(
+                res.statusCode ?? 0,
+                res.statusMessage ?? '',
+                responseHeaders,
+                Buffer.concat(chunks).toString('utf8'),
+              ),
+            );
+          });
+          res.on('error', (error) => reject(new TypeError('fetch failed', { cause: error })));
+        },
+      );
+      const onAbort = () => request.destroy();
+      signal?.addEventListener('abort', onAbort, { once: true });
+      request.on('close', () => signal?.removeEventListener('abort', onAbort));
+      request.on('error', (error) => {
+        if (signal?.aborted) reject(abortError(signal));
+        else if (!retried && staleSocket(request, error, answered)) send(true);
+        else reject(new TypeError('fetch failed', { cause: error }));
+      });
+      request.end(body);
+    };
+    send(false);
   });
 }
