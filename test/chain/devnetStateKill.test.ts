@@ -8,15 +8,13 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { portAnswers } from '../../devnet/anvil.js';
 import { seededRandom } from '../../devnet/strategies.js';
 import { testPort } from '../helpers/ports.js';
-import { runSeed } from '../helpers/seeds.js';
+import { runsPerSeed, seeds } from '../helpers/seeds.js';
 
 const SAVER = fileURLToPath(new URL('../helpers/stateSaver.ts', import.meta.url));
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const PORT = testPort(18790);
-const ROUNDS = 20;
-// Reproducible: the run's seed (test/setup/seed.ts) is named by the title and every failure;
-// TEST_SEED=<seed> replays it.
-const SEED = runSeed();
+/** Kill rounds shared by the fixed seed and the run's random one (test/helpers/seeds.ts). */
+const ROUNDS = runsPerSeed(20);
 
 const dir = mkdtempSync(path.join(tmpdir(), 'devnet-state-kill-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -108,35 +106,39 @@ describe('devnet state saved under kills', () => {
     }
   });
 
-  it(`a kill at a random moment of the saves never leaves a state that does not load (${ROUNDS} rounds, seed ${SEED})`, async () => {
-    const random = seededRandom(SEED);
-    const file = path.join(dir, 'anvil-test.json');
-    let lastLoaded = 0;
-    for (let round = 0; round < ROUNDS; round++) {
-      const saver = startSaver(file);
-      const first = await saver.started();
-      // The state the previous round's kill left loads, and holds at least the blocks it had loaded.
-      expect(first, `round ${round}, TEST_SEED=${SEED}`).toHaveProperty('loaded');
-      const loaded = first.loaded as number;
-      expect(loaded, `round ${round}, TEST_SEED=${SEED}`).toBeGreaterThanOrEqual(lastLoaded);
-      lastLoaded = loaded;
-      // Kill after 1-3 saves, at a random moment of the next one (saves come every ~20 ms and take a few).
-      const saves = 1 + Math.floor(random() * 3);
-      for (let seen = 0; seen < saves; ) {
-        const line = await saver.next();
-        expect(line, `round ${round}, TEST_SEED=${SEED}`).not.toHaveProperty('exited');
-        if (line.saved) seen++;
+  // Reproducible: each seed is named by the title and every failure; TEST_SEED=<seed> replays it.
+  it.each(seeds())(
+    `a kill at a random moment of the saves never leaves a state that does not load (${ROUNDS} rounds, seed %i)`,
+    async (SEED) => {
+      const random = seededRandom(SEED);
+      const file = path.join(dir, `anvil-test-${SEED}.json`);
+      let lastLoaded = 0;
+      for (let round = 0; round < ROUNDS; round++) {
+        const saver = startSaver(file);
+        const first = await saver.started();
+        // The state the previous round's kill left loads, and holds at least the blocks it had loaded.
+        expect(first, `round ${round}, TEST_SEED=${SEED}`).toHaveProperty('loaded');
+        const loaded = first.loaded as number;
+        expect(loaded, `round ${round}, TEST_SEED=${SEED}`).toBeGreaterThanOrEqual(lastLoaded);
+        lastLoaded = loaded;
+        // Kill after 1-3 saves, at a random moment of the next one (saves come every ~20 ms and take a few).
+        const saves = 1 + Math.floor(random() * 3);
+        for (let seen = 0; seen < saves; ) {
+          const line = await saver.next();
+          expect(line, `round ${round}, TEST_SEED=${SEED}`).not.toHaveProperty('exited');
+          if (line.saved) seen++;
+        }
+        const delayMs = Math.floor(random() * 25);
+        await new Promise((resolve) => setTimeout(resolve, delayMs));
+        await kill(saver.child);
       }
-      const delayMs = Math.floor(random() * 25);
-      await new Promise((resolve) => setTimeout(resolve, delayMs));
-      await kill(saver.child);
-    }
-    // The last kill's state is still a whole JSON document.
-    expect(() => JSON.parse(readFileSync(file, 'utf8')), `TEST_SEED=${SEED}`).not.toThrow();
-    const last = startSaver(file);
-    const line = await last.started();
-    await kill(last.child);
-    expect(line, `TEST_SEED=${SEED}`).toHaveProperty('loaded');
-    expect(lastLoaded).toBeGreaterThan(0);
-  });
+      // The last kill's state is still a whole JSON document.
+      expect(() => JSON.parse(readFileSync(file, 'utf8')), `TEST_SEED=${SEED}`).not.toThrow();
+      const last = startSaver(file);
+      const line = await last.started();
+      await kill(last.child);
+      expect(line, `TEST_SEED=${SEED}`).toHaveProperty('loaded');
+      expect(lastLoaded).toBeGreaterThan(0);
+    },
+  );
 });
