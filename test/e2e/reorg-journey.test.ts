@@ -3,7 +3,7 @@
  * service (no mocks): a position prepared with POST /v1/positions and shipped by its wallet is then
  * reorganised away (evm_snapshot / evm_revert on base, and a longer chain without the ship). After the
  * indexer's rewind every surface agrees: GET /v1/positions/{id} and GET /v1/positions say `prepared`,
- * /api/strategy-detail is 404, the SSE stream of /api/events carries `chain.rewound` (reason `reorg`,
+ * /api/strategy-detail is 404 and the list of /api/strategies no longer holds it, the SSE stream of /api/events carries `chain.rewound` (reason `reorg`,
  * the fork block), and the webhook receives a verified `position.reverted`. Shipped again on the new
  * chain, the position is `shipped` everywhere again and a second `position.shipped` is delivered (a new
  * webhook-id: the observation revision is part of its dedupe key).
@@ -97,7 +97,10 @@ async function ok<T>(method: 'GET' | 'POST', path: string, body?: unknown): Prom
   return r.body.data;
 }
 
-/** What the three read surfaces say of the position: its status, its listing and its strategy detail. */
+/**
+ * What the read surfaces say of the position: its status, its listing, its strategy detail and whether
+ * the catalogue's list of strategies (newest first) holds it.
+ */
 async function surfaces(id: Hex) {
   const status = await ok<Listed>('GET', `/v1/positions/${id}`);
   const list = await ok<{ positions: Listed[] }>('GET', '/v1/positions?limit=100');
@@ -107,7 +110,12 @@ async function surfaces(id: Hex) {
     'GET',
     `/api/strategy-detail?hash=${id}&chain=base`,
   );
-  return { status, listed: listed[0]!, detail };
+  const catalogue = await ok<{ strategies: { hash: string }[] }>(
+    'GET',
+    '/api/strategies?chain=base&sort=recent&limit=100',
+  );
+  const inCatalogue = catalogue.strategies.some((e) => e.hash.toLowerCase() === id.toLowerCase());
+  return { status, listed: listed[0]!, detail, inCatalogue };
 }
 
 /** The stream's messages of one kind (parsed), optionally about one strategy. */
@@ -226,6 +234,7 @@ describe('a reorg seen through the public surface', () => {
 
     const s = await surfaces(position);
     expect(s.status).toMatchObject({ status: 'prepared', observedOnChain: false, firstSeenOnChainAt: null });
+    expect(s.inCatalogue, 'in the catalogue list').toBe(false);
     expect(s.listed).toMatchObject({
       status: 'prepared',
       observedOnChain: false,
@@ -251,6 +260,7 @@ describe('a reorg seen through the public surface', () => {
     });
     expect(s.detail.status).toBe(200);
     expect(s.detail.body.data.hash).toBe(position);
+    expect(s.inCatalogue, 'in the catalogue list').toBe(true);
     expect(s.detail.body.data.shipped).toMatchObject({
       tx: firstShip.transactionHash,
       block: Number(firstShip.blockNumber),
@@ -276,7 +286,7 @@ describe('a reorg seen through the public surface', () => {
     expect(payload.data).toEqual(s.listed);
   }, 180_000);
 
-  it('reorganises the ship away: prepared everywhere, the detail 404, chain.rewound streamed, position.reverted delivered', async () => {
+  it('reorganises the ship away: prepared everywhere, the detail 404 and out of the list, chain.rewound streamed, position.reverted delivered', async () => {
     const orphanHead = await head();
     expect(orphanHead - forkBlock).toBe(transactions.length);
     // anvil answers false, and changes nothing, when it no longer holds the snapshot.
@@ -317,6 +327,7 @@ describe('a reorg seen through the public surface', () => {
     expect(onlyShipped.positions.map((p) => p.positionId)).not.toContain(position);
     expect(s.detail.status).toBe(404);
     expect(s.detail.body).toMatchObject({ error: { code: 'NOT_FOUND' } });
+    expect(s.inCatalogue, 'in the catalogue list').toBe(false);
 
     const [reverted] = await receiver.waitFor(1, ofType('position.reverted', position), DEADLINE_MS);
     const payload = delivered(reverted!);
@@ -340,6 +351,7 @@ describe('a reorg seen through the public surface', () => {
     expect(Date.parse(s.status.firstSeenOnChainAt!)).toBeGreaterThanOrEqual(Date.parse(firstSeen));
     expect(s.listed).toMatchObject({ status: 'shipped', observedOnChain: true });
     expect(s.detail.status).toBe(200);
+    expect(s.inCatalogue, 'in the catalogue list').toBe(true);
     expect(s.detail.body.data.shipped).toMatchObject({
       tx: again.transactionHash,
       block: Number(again.blockNumber),
