@@ -13,7 +13,14 @@
  * - test/chain/devnet*.test.ts: the devnet's start, seeding, lifecycle and state files themselves;
  * - test/chain/reorg.test.ts, replacedChain.test.ts, logRange.test.ts, revertEncodings.test.ts and
  *   contracts.test.ts: one anvil of their own, seeded or deployed by the test, then rewound, replaced or
- *   put behind a proxy (a single chain, not the three of the devnet).
+ *   put behind a proxy (a single chain, not the three of the devnet);
+ * - test/e2e/rpc-failover.test.ts: one chain behind two URLs of its own, the first a fault-injecting
+ *   proxy (a single chain, seeded by the test);
+ * - test/e2e/faults.test.ts: chains it freezes, kills and starts again on the same port, re-seeded so the
+ *   contracts keep their addresses: the re-seed after the restart is what it tests, so it seeds the first
+ *   start the same way;
+ * - test/chain/curves.test.ts: one anvil with the router alone, no Aqua strategies or makers (the opcode
+ *   table against independent formulas).
  */
 import { existsSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
