@@ -14,8 +14,6 @@ const ALONE = [
   'test/integration/positions-export-fairness.test.ts',
   'test/integration/bench-load.test.ts',
   'test/e2e/faults.test.ts',
-  'test/e2e/webhooks-health.test.ts',
-  'test/e2e/events.test.ts',
 ];
 
 /** Files that measure their own process's heap or garbage collector: a fresh worker each, at the end. */
