@@ -154,7 +154,7 @@ describe('access log and request id', () => {
     const id = res.headers.get('x-request-id');
     // The line is written when the response finishes, which the client may see first: wait for it.
     await vi.waitFor(() => expect(lines.some((l) => l.requestId === id)).toBe(true), {
-      timeout: 5_000,
+      timeout: 30_000,
       interval: 20,
     });
     // One line, not more: a later request's line has come (lines are written in order), so a second

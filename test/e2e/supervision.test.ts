@@ -164,7 +164,7 @@ describe('supervision in the default mode', () => {
     await expect
       .poll(
         () => service.logs.some((l) => l.msg === 'supervised part back up' && l.part === 'embedded postgres'),
-        { timeout: 5_000 },
+        { timeout: 30_000 },
       )
       .toBe(true);
     // The pool reconnected: a read of the catalogue has rows.

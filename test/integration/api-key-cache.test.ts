@@ -27,7 +27,7 @@ async function status(key: string): Promise<number> {
   return res.status;
 }
 
-async function until(what: string, check: () => boolean | Promise<boolean>, ms = 5_000): Promise<number> {
+async function until(what: string, check: () => boolean | Promise<boolean>, ms = 30_000): Promise<number> {
   const started = Date.now();
   while (!(await check())) {
     if (Date.now() - started > ms) throw new Error(`${what}: not within ${ms} ms`);

@@ -31,7 +31,7 @@ const usdc = () => chain.tokens.find((t) => t.symbol === 'USDC')!.address.toLowe
 const eurc = () => chain.tokens.find((t) => t.symbol === 'EURC')!.address.toLowerCase();
 
 /** Polls every 10 ms (notices take milliseconds); the time it took. */
-const until = (what: string, check: () => boolean | Promise<boolean>, ms = 5_000) =>
+const until = (what: string, check: () => boolean | Promise<boolean>, ms = 30_000) =>
   eventually(what, async () => check(), ms, 10);
 
 function maker(n: number): Address {
