@@ -17,13 +17,14 @@ export const queryText = (name: string, max?: number) => {
 const INTEGERS = new WeakMap<z.ZodType, { minimum: number; maximum: number }>();
 
 /** An integer from `minimum` to `maximum`, written in decimal; parsed to a number. */
-export function queryInteger(name: string, minimum: number, maximum: number) {
+export function queryInteger(name: string, minimum: number, maximum: number, examples?: number[]) {
   const message = `${name} must be an integer from ${minimum} to ${maximum}.`;
-  const schema = z
+  const parsed = z
     .string({ error: `${name} must be given once, as plain text.` })
     .regex(/^[0-9]{1,15}$/, message)
     .transform(Number)
     .refine((n) => n >= minimum && n <= maximum, message);
+  const schema = examples ? parsed.meta({ examples }) : parsed;
   INTEGERS.set(schema, { minimum, maximum });
   return schema;
 }

@@ -1,10 +1,20 @@
 import { z } from 'zod';
 import { ApiError } from '../../lib/errors.js';
-import { DEFAULT_LIMIT, HASH, MAX_LIMIT } from '../../resolvers/catalogue/params.js';
-import { ADDRESS } from '../../resolvers/series.js';
+import { DEFAULT_LIMIT, MAX_LIMIT } from '../../resolvers/catalogue/params.js';
+import { nextCursorOf, REST_PAGING_NAMES } from '../../resolvers/connection.js';
 import { MakerDocument, type MakerQuery, StrategyActivityDocument } from '../generated/graphql.js';
-import { queryInteger, queryText } from '../queryValues.js';
-import { queryParam, type RestRoute, type RouteContext, readBody } from '../route.js';
+import {
+  chainKey,
+  makerAddress,
+  oneOf,
+  pageCursor,
+  pageLimit,
+  paramsOf,
+  queryOf,
+  strategyHashParam,
+} from '../parameters.js';
+import { queryText } from '../queryValues.js';
+import { type RestRoute, readBody } from '../route.js';
 import { makerBody, strategyActivityBody } from '../schemas/analytics.js';
 
 /**
@@ -23,36 +33,23 @@ import { makerBody, strategyActivityBody } from '../schemas/analytics.js';
 const time = (name: string) =>
   queryText(name, 40).refine((v) => !Number.isNaN(Date.parse(v)), `${name} must be an ISO 8601 date-time.`);
 
-const parameters = {
-  address: z
-    .string()
-    .regex(ADDRESS, 'address must be an address: 0x followed by 40 hex characters.')
-    .transform((a) => a.toLowerCase()),
-  hash: z
-    .string()
-    .regex(HASH, 'hash must be a strategy hash: 0x followed by 64 hex characters.')
-    .transform((h) => h.toLowerCase()),
-  chain: queryText('chain', 64),
-  limit: queryInteger('limit', 1, MAX_LIMIT),
-  cursor: queryText('cursor', 400),
-  granularity: z.enum(['hour', 'day'], { error: 'granularity must be one of hour, day.' }),
-  from: time('from'),
-  to: time('to'),
-};
-
-type Name = keyof typeof parameters;
-const param = <K extends Name>(ctx: RouteContext, name: K, required = false) =>
-  queryParam(ctx, parameters, name, required);
-
-/** A path parameter through its schema, or 400 naming it. */
-function pathParam<K extends 'address' | 'hash'>(
-  ctx: RouteContext,
-  name: K,
-): z.infer<(typeof parameters)[K]> {
-  const parsed = parameters[name].safeParse(ctx.req.params[name]);
-  if (!parsed.success) throw ApiError.invalid(name, parsed.error.issues[0]?.message ?? `${name} is invalid.`);
-  return parsed.data as z.infer<(typeof parameters)[K]>;
-}
+const makerParams = z.object({ address: makerAddress() });
+const makerQuery = z.object({
+  chain: chainKey(),
+  limit: pageLimit(MAX_LIMIT).optional(),
+  cursor: pageCursor(400).optional(),
+});
+const activityParams = z.object({ hash: strategyHashParam() });
+const activityQuery = z.object({
+  chain: chainKey().optional(),
+  granularity: oneOf('granularity', ['hour', 'day']).default('day'),
+  from: time('from')
+    .optional()
+    .meta({ examples: ['2026-11-01T00:00:00Z'] }),
+  to: time('to')
+    .optional()
+    .meta({ examples: ['2026-11-26T00:00:00Z'] }),
+});
 
 type Window = NonNullable<MakerQuery['maker']>['activity'][number];
 const totals = (w: Window | undefined) => ({
@@ -72,20 +69,8 @@ const makerRoute: RestRoute = {
     summary: 'One maker: positions, TVL, volume, fees and APY',
     descriptionValues: { MAX_LIMIT, DEFAULT_LIMIT },
     tags: ['Catalogue'],
-    params: z.object({
-      address: parameters.address.meta({
-        examples: ['0x00000000000000000000000000000000000abc01'],
-      }),
-    }),
-    query: z.object({
-      chain: parameters.chain.meta({
-        examples: ['base'],
-      }),
-      limit: parameters.limit.optional().meta({
-        examples: [20],
-      }),
-      cursor: parameters.cursor.optional(),
-    }),
+    params: makerParams,
+    query: makerQuery,
     response: makerBody,
     errors: ['INVALID_PARAMETER', 'NOT_FOUND', 'UNSUPPORTED_CHAIN', 'UPSTREAM_UNAVAILABLE'],
     errorExamples: {
@@ -94,19 +79,14 @@ const makerRoute: RestRoute = {
     },
   },
   async handle(ctx) {
-    const address = pathParam(ctx, 'address');
-    const chain = param(ctx, 'chain', true)!;
-    const limit = param(ctx, 'limit') ?? DEFAULT_LIMIT;
-    const variables = { chain, address, first: limit, after: param(ctx, 'cursor') };
-    let result: MakerQuery;
-    try {
-      result = await ctx.operations.run(MakerDocument, variables, ctx.graphql());
-    } catch (error) {
-      // The connection names its cursor `after`; the path's parameter is `cursor`.
-      if (error instanceof ApiError && error.parameter === 'after')
-        throw ApiError.invalid('cursor', error.message.replace(/^after/, 'cursor'));
-      throw error;
-    }
+    const { address } = paramsOf(ctx, makerParams);
+    const { chain, limit = DEFAULT_LIMIT, cursor } = queryOf(ctx, makerQuery);
+    const result = await ctx.operations.run(
+      MakerDocument,
+      { chain, address, first: limit, after: cursor },
+      ctx.graphql(),
+      REST_PAGING_NAMES,
+    );
     const m = result.maker;
     if (!m) throw ApiError.notFound(`No maker ${address} on chain "${chain}".`, 'address');
     const [d1, d7, d30, lifetime] = m.activity;
@@ -121,7 +101,7 @@ const makerRoute: RestRoute = {
       earnings: m.earnings,
       lastSwapAt: m.lastSwapAt,
       strategies: m.strategies.edges.map((e) => e.node),
-      page: { limit, nextCursor: m.strategies.pageInfo.hasNextPage ? m.strategies.pageInfo.endCursor : null },
+      page: { limit, nextCursor: nextCursorOf(m.strategies.pageInfo) },
     };
     return { body: readBody(ctx, data) };
   },
@@ -135,21 +115,8 @@ const activityRoute: RestRoute = {
     operationId: 'getStrategyActivity',
     summary: "A strategy's volume series and latest swaps",
     tags: ['Catalogue'],
-    params: z.object({
-      hash: parameters.hash.meta({
-        examples: ['0x5f1c3a0e1b6b0f7f2d86d8e3d1c2a0f9c3b4e5d6a7b8c9d0e1f2a3b4c5d6e7f8'],
-      }),
-    }),
-    query: z.object({
-      chain: parameters.chain.optional().meta({ examples: ['base'] }),
-      granularity: parameters.granularity.default('day'),
-      from: parameters.from.optional().meta({
-        examples: ['2026-11-01T00:00:00Z'],
-      }),
-      to: parameters.to.optional().meta({
-        examples: ['2026-11-26T00:00:00Z'],
-      }),
-    }),
+    params: activityParams,
+    query: activityQuery,
     response: strategyActivityBody,
     errors: ['INVALID_PARAMETER', 'NOT_FOUND', 'UNSUPPORTED_CHAIN', 'UPSTREAM_UNAVAILABLE'],
     errorExamples: {
@@ -161,17 +128,14 @@ const activityRoute: RestRoute = {
     },
   },
   async handle(ctx) {
-    const hash = pathParam(ctx, 'hash');
-    const chain = param(ctx, 'chain');
-    const granularity = param(ctx, 'granularity') ?? 'day';
-    const variables = {
-      hash,
-      chain,
-      granularity,
-      from: param(ctx, 'from'),
-      to: param(ctx, 'to'),
-    };
-    const { strategy } = await ctx.operations.run(StrategyActivityDocument, variables, ctx.graphql());
+    const { hash } = paramsOf(ctx, activityParams);
+    const variables = queryOf(ctx, activityQuery);
+    const { chain, granularity } = variables;
+    const { strategy } = await ctx.operations.run(
+      StrategyActivityDocument,
+      { hash, ...variables },
+      ctx.graphql(),
+    );
     if (!strategy) {
       throw ApiError.notFound(
         chain

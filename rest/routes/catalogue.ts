@@ -1,19 +1,21 @@
 import { z } from 'zod';
 import { ApiError } from '../../lib/errors.js';
-import { MAX_CURSOR_LENGTH } from '../../resolvers/catalogue/cursor.js';
 import { listStrategies, type StrategyConnection } from '../../resolvers/catalogue/list.js';
-import {
-  DEFAULT_LIMIT,
-  HASH,
-  MAX_LIMIT,
-  PROGRAM_KINDS,
-  STRATEGY_SORTS,
-} from '../../resolvers/catalogue/params.js';
+import { DEFAULT_LIMIT, MAX_LIMIT, PROGRAM_KINDS, STRATEGY_SORTS } from '../../resolvers/catalogue/params.js';
 import { searchStrategies } from '../../resolvers/catalogue/search.js';
 import { summarise } from '../../resolvers/catalogue/summary.js';
 import { nextCursorOf } from '../../resolvers/connection.js';
 import type { GraphQLContext } from '../../resolvers/context.js';
-import { queryInteger, queryText } from '../queryValues.js';
+import {
+  chainKey,
+  oneOf,
+  pageCursor,
+  pageLimit,
+  queryOf,
+  strategyHash,
+  strategyHashParam,
+} from '../parameters.js';
+import { queryText } from '../queryValues.js';
 import { responseCacheFor, serialisedReadBody } from '../responseCache.js';
 import { queryParam, type RestRoute, type RouteContext, type RouteResult, readBody } from '../route.js';
 import { chainsBody, statsBody, strategiesBody, strategyDetailBody } from '../schemas/catalogue.js';
@@ -30,21 +32,18 @@ export const RESOURCES = ['list', 'search', 'detail', 'chains', 'stats'] as cons
 type Resource = (typeof RESOURCES)[number];
 
 const parameters = {
-  resource: z.enum(RESOURCES, { error: `resource must be one of ${RESOURCES.join(', ')}.` }),
+  resource: oneOf('resource', RESOURCES),
   q: queryText('q', 100),
   pair: queryText('pair', 65).regex(
     /^[^/]+\/[^/]+$/,
     'pair must be two token symbols separated by "/", e.g. USDC/USDT.',
   ),
-  chain: queryText('chain', 64),
-  limit: queryInteger('limit', 1, MAX_LIMIT),
-  cursor: queryText('cursor', MAX_CURSOR_LENGTH),
-  sort: z.enum(STRATEGY_SORTS, { error: `sort must be one of ${STRATEGY_SORTS.join(', ')}.` }),
-  kind: z.enum(PROGRAM_KINDS, { error: `kind must be one of ${PROGRAM_KINDS.join(', ')}.` }),
-  hash: z
-    .string({ error: 'hash must be given once, as plain text.' })
-    .regex(HASH, 'hash must be a strategy hash: 0x followed by 64 hex characters.')
-    .transform((h) => h.toLowerCase()),
+  chain: chainKey(),
+  limit: pageLimit(MAX_LIMIT),
+  cursor: pageCursor(),
+  sort: oneOf('sort', STRATEGY_SORTS),
+  kind: oneOf('kind', PROGRAM_KINDS),
+  hash: strategyHash(),
 };
 
 type Name = keyof typeof parameters;
@@ -168,19 +167,11 @@ const strategiesRoute: RestRoute = {
     tags: ['Catalogue'],
     query: z.object({
       resource: parameters.resource.default('list'),
-      q: parameters.q.optional().meta({
-        examples: ['usdc base'],
-      }),
-      pair: parameters.pair.optional().meta({
-        examples: ['USDC/USDT'],
-      }),
-      chain: parameters.chain.optional().meta({
-        examples: ['base'],
-      }),
+      q: parameters.q.optional().meta({ examples: ['usdc base'] }),
+      pair: parameters.pair.optional().meta({ examples: ['USDC/USDT'] }),
+      chain: parameters.chain.optional(),
       kind: parameters.kind.optional(),
-      limit: parameters.limit.optional().meta({
-        examples: [20],
-      }),
+      limit: parameters.limit.optional(),
       cursor: parameters.cursor.optional(),
       sort: parameters.sort.default('recent'),
       hash: parameters.hash.optional(),
@@ -254,6 +245,8 @@ const strategiesRoute: RestRoute = {
   },
 };
 
+const detailQuery = z.object({ hash: strategyHashParam(), chain: chainKey().optional() });
+
 const strategyDetailRoute: RestRoute = {
   method: 'GET',
   path: '/api/strategy-detail',
@@ -262,14 +255,7 @@ const strategyDetailRoute: RestRoute = {
     operationId: 'getStrategyDetail',
     summary: 'One strategy: tokens, decoded program and recent swaps',
     tags: ['Catalogue'],
-    query: z.object({
-      hash: parameters.hash.meta({
-        examples: ['0x5f1c3a0e1b6b0f7f2d86d8e3d1c2a0f9c3b4e5d6a7b8c9d0e1f2a3b4c5d6e7f8'],
-      }),
-      chain: parameters.chain.optional().meta({
-        examples: ['base'],
-      }),
-    }),
+    query: detailQuery,
     response: strategyDetailBody,
     errors: ['INVALID_PARAMETER', 'NOT_FOUND', 'UNSUPPORTED_CHAIN', 'UPSTREAM_UNAVAILABLE'],
     errorExamples: {
@@ -282,7 +268,8 @@ const strategyDetailRoute: RestRoute = {
     },
   },
   async handle(ctx) {
-    const { data, cached } = await strategyDetailData(ctx, param(ctx, 'hash', true)!, param(ctx, 'chain'));
+    const { hash, chain } = queryOf(ctx, detailQuery);
+    const { data, cached } = await strategyDetailData(ctx, hash, chain);
     return { body: serialisedReadBody(ctx, data, { rollupAt: null, cached }), cachedData: data };
   },
 };

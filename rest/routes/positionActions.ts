@@ -6,7 +6,8 @@ import {
   PositionApprovalsDocument,
   PositionDockDocument,
 } from '../generated/graphql.js';
-import { queryParam, type RestRoute, type RouteContext, readBody } from '../route.js';
+import { queryOf } from '../parameters.js';
+import { type RestRoute, type RouteContext, readBody } from '../route.js';
 import { positionActionBody } from '../schemas/positions.js';
 import { simulateOf, simulateQuery, withoutNull } from '../simulate.js';
 
@@ -24,9 +25,10 @@ const positionIdParam = z.object({
     }),
 });
 
-const approvalQuery = {
-  approval: z.enum(['exact', 'unlimited'], { error: 'must be "exact" or "unlimited"' }),
-};
+const approvalsQuery = z.object({
+  approval: z.enum(['exact', 'unlimited'], { error: 'must be "exact" or "unlimited"' }).optional(),
+  ...simulateQuery,
+});
 
 /** As selected (rest/operations/PositionActionFields.graphql); the time goes to `meta`. */
 function actionBody(ctx: RouteContext, p: PositionActionFieldsFragment) {
@@ -73,7 +75,7 @@ export const positionActionRoutes: RestRoute[] = [
       summary: "Prepare the approvals that restore a position's coverage (top-up)",
       tags: ['Positions'],
       params: positionIdParam,
-      query: z.object({ approval: approvalQuery.approval.optional(), ...simulateQuery }),
+      query: approvalsQuery,
       response: positionActionBody,
       errors: [
         'INVALID_PARAMETER',
@@ -90,7 +92,7 @@ export const positionActionRoutes: RestRoute[] = [
     },
     async handle(ctx) {
       const positionId = parsePositionId(ctx.req.params.positionId);
-      const approval = queryParam(ctx, approvalQuery, 'approval') ?? 'exact';
+      const { approval = 'exact' } = queryOf(ctx, approvalsQuery);
       const simulate = simulateOf(ctx);
       const result = await ctx.operations.run(
         PositionApprovalsDocument,

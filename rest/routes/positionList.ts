@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { MAX_CURSOR_LENGTH } from '../../resolvers/catalogue/cursor.js';
 import { nextCursorOf, REST_PAGING_NAMES } from '../../resolvers/connection.js';
 import {
   eachPosition,
@@ -11,6 +10,7 @@ import {
 } from '../../resolvers/positions/list.js';
 import { WALLET_PATTERN } from '../../resolvers/positions/request.js';
 import { PositionListDocument } from '../generated/graphql.js';
+import { chainKey, oneOf, pageCursor, pageLimit, queryOf } from '../parameters.js';
 import {
   CSV_COLUMNS,
   chunkWriter,
@@ -20,8 +20,8 @@ import {
   type ExportFormat,
   ndjsonLine,
 } from '../positionExport.js';
-import { queryInteger, queryText } from '../queryValues.js';
-import { queryParam, type RestRoute, type RouteContext, readBody } from '../route.js';
+import { queryText } from '../queryValues.js';
+import { type RestRoute, type RouteContext, readBody } from '../route.js';
 import { listedPosition, positionCsv, positionListBody } from '../schemas/positionList.js';
 
 /**
@@ -30,25 +30,29 @@ import { listedPosition, positionCsv, positionListBody } from '../schemas/positi
  * with backpressure, never the whole set in memory). Both shape rows with the one status shaping.
  */
 
-const parameters = {
-  status: z.enum(POSITION_STATES, { error: `status must be one of ${POSITION_STATES.join(', ')}.` }),
-  chain: queryText('chain', 64),
-  wallet: queryText('wallet', 42).regex(WALLET_PATTERN, 'wallet must match ^0x[a-fA-F0-9]{40}$.'),
-  limit: queryInteger('limit', 1, POSITIONS_MAX_LIMIT),
-  cursor: queryText('cursor', MAX_CURSOR_LENGTH),
-  format: z.enum(EXPORT_FORMATS, { error: `format must be one of ${EXPORT_FORMATS.join(', ')}.` }),
+const filters = {
+  status: oneOf('status', POSITION_STATES).optional(),
+  chain: chainKey().optional(),
+  wallet: queryText('wallet', 42)
+    .regex(WALLET_PATTERN, 'wallet must match ^0x[a-fA-F0-9]{40}$.')
+    .optional()
+    .meta({ examples: ['0x70997970C51812dc3A010C7d01b50e0d17dc79C8'] }),
 };
+const exportQuery = z.object({
+  format: oneOf('format', EXPORT_FORMATS).meta({ examples: ['csv'] }),
+  ...filters,
+});
+const listQuery = z.object({
+  ...filters,
+  limit: pageLimit(POSITIONS_MAX_LIMIT).optional(),
+  cursor: pageCursor().optional(),
+});
 
-const filterDocs = {
-  status: parameters.status.optional(),
-  chain: parameters.chain.optional().meta({ examples: ['base'] }),
-  wallet: parameters.wallet.optional().meta({ examples: ['0x70997970C51812dc3A010C7d01b50e0d17dc79C8'] }),
-};
-
-const filtersOf = (ctx: RouteContext) => ({
-  status: queryParam(ctx, parameters, 'status') ?? null,
-  chain: queryParam(ctx, parameters, 'chain') ?? null,
-  wallet: queryParam(ctx, parameters, 'wallet') ?? null,
+/** The filters as the list and the export echo them: null when not given. */
+const filtersOf = (q: { status?: (typeof POSITION_STATES)[number]; chain?: string; wallet?: string }) => ({
+  status: q.status ?? null,
+  chain: q.chain ?? null,
+  wallet: q.wallet ?? null,
 });
 
 const CONTENT_TYPES: Record<ExportFormat, string> = {
@@ -71,10 +75,7 @@ export const positionExportRoutes: RestRoute[] = [
       summary: 'Export every position of the key (CSV or NDJSON)',
       descriptionValues: { CSV_COLUMNS: CSV_COLUMNS.map((c) => `\`${c}\``).join(', ') },
       tags: ['Positions'],
-      query: z.object({
-        format: parameters.format.meta({ examples: ['csv'] }),
-        ...filterDocs,
-      }),
+      query: exportQuery,
       response: positionCsv,
       responseTypes: { 'text/csv': positionCsv, 'application/x-ndjson': listedPosition },
       responseHeaders: {
@@ -88,10 +89,10 @@ export const positionExportRoutes: RestRoute[] = [
       },
     },
     async handle(ctx) {
-      const format = queryParam(ctx, parameters, 'format', true)!;
+      const { format, ...given } = queryOf(ctx, exportQuery);
       const gql = ctx.graphql();
       // Every refusal (400 naming the parameter, then 429 / 503 for a slot) before the first byte.
-      const filters = positionFilters(gql, filtersOf(ctx));
+      const filters = positionFilters(gql, filtersOf(given));
       const { res, services } = ctx;
       const release = await services.exports?.take(ctx.apiKey!.keyId);
       // 'close' comes however the response ends: sent, cut, refused after the slot, or the client gone.
@@ -157,13 +158,7 @@ export const positionListRoutes: RestRoute[] = [
       summary: 'The positions this key prepared',
       descriptionValues: { POSITIONS_MAX_LIMIT, POSITIONS_DEFAULT_LIMIT },
       tags: ['Positions'],
-      query: z.object({
-        ...filterDocs,
-        limit: parameters.limit.optional().meta({
-          examples: [20],
-        }),
-        cursor: parameters.cursor.optional(),
-      }),
+      query: listQuery,
       response: positionListBody,
       responseHeaders: { 'Cache-Control': {} },
       errors: ['INVALID_PARAMETER', 'UNSUPPORTED_CHAIN'],
@@ -175,9 +170,8 @@ export const positionListRoutes: RestRoute[] = [
       },
     },
     async handle(ctx) {
-      const filters = filtersOf(ctx);
-      const limit = queryParam(ctx, parameters, 'limit') ?? POSITIONS_DEFAULT_LIMIT;
-      const cursor = queryParam(ctx, parameters, 'cursor') ?? null;
+      const { limit = POSITIONS_DEFAULT_LIMIT, cursor = null, ...given } = queryOf(ctx, listQuery);
+      const filters = filtersOf(given);
       const result = await ctx.operations.run(
         PositionListDocument,
         { ...filters, first: limit, after: cursor },

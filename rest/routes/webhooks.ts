@@ -13,8 +13,9 @@ import {
   WebhookDocument,
   WebhooksDocument,
 } from '../generated/graphql.js';
-import { queryInteger, queryText } from '../queryValues.js';
-import { queryParam, type RestRoute, type RouteContext, readBody } from '../route.js';
+import { pageLimit, queryOf } from '../parameters.js';
+import { queryText } from '../queryValues.js';
+import { type RestRoute, type RouteContext, readBody } from '../route.js';
 import { deliveryIdValue, webhookIdValue } from '../schemas/common.js';
 import {
   webhookBody,
@@ -44,10 +45,10 @@ const deliveryParams = webhookParams.extend({
   deliveryId: deliveryIdValue,
 });
 
-const listQuery = {
-  limit: queryInteger('limit', 1, DELIVERIES_MAX_LIMIT),
-  cursor: queryText('cursor'),
-};
+const deliveriesQuery = z.object({
+  limit: pageLimit(DELIVERIES_MAX_LIMIT).optional(),
+  cursor: queryText('cursor').optional(),
+});
 
 /** `{ url, events }`, nothing else; each refusal is a 400 naming the field. */
 function parseRequest(ctx: RouteContext): { url: string; events: WebhookEvent[] } {
@@ -190,16 +191,12 @@ export const webhookRoutes: RestRoute[] = [
       descriptionValues: { DELIVERIES_MAX_LIMIT, DELIVERIES_DEFAULT_LIMIT },
       tags: TAG,
       params: webhookParams,
-      query: z.object({
-        limit: listQuery.limit.optional().meta({ examples: [20] }),
-        cursor: listQuery.cursor.optional(),
-      }),
+      query: deliveriesQuery,
       response: webhookDeliveriesBody,
       errors: ['INVALID_PARAMETER', 'NOT_FOUND'],
     },
     async handle(ctx) {
-      const limit = queryParam(ctx, listQuery, 'limit') ?? DELIVERIES_DEFAULT_LIMIT;
-      const cursor = queryParam(ctx, listQuery, 'cursor') ?? null;
+      const { limit = DELIVERIES_DEFAULT_LIMIT, cursor = null } = queryOf(ctx, deliveriesQuery);
       const { webhookDeliveries } = await ctx.operations.run(
         WebhookDeliveriesDocument,
         { webhookId: webhookIdOf(ctx), first: limit, after: cursor },

@@ -1,0 +1,85 @@
+import { z } from 'zod';
+import { ApiError } from '../lib/errors.js';
+import { MAX_CURSOR_LENGTH } from '../resolvers/catalogue/cursor.js';
+import { HASH } from '../resolvers/catalogue/params.js';
+import { ADDRESS } from '../resolvers/series.js';
+import { queryInteger, queryText } from './queryValues.js';
+import type { RouteContext } from './route.js';
+
+/**
+ * The values the routes take in their path and query, each described once: its rule, its message and
+ * its example. A route lists the ones it takes in its documented `query` and `params`; `queryOf` and
+ * `paramsOf` read them through that same list, so what is published is what is checked.
+ */
+
+const STRATEGY_HASH_EXAMPLE = '0x5f1c3a0e1b6b0f7f2d86d8e3d1c2a0f9c3b4e5d6a7b8c9d0e1f2a3b4c5d6e7f8';
+
+/** A strategy hash, in any case; read lower-cased. */
+export const strategyHash = () =>
+  z
+    .string({ error: 'hash must be given once, as plain text.' })
+    .regex(HASH, 'hash must be a strategy hash: 0x followed by 64 hex characters.')
+    .transform((h) => h.toLowerCase());
+
+/** A strategy hash in a path, with its example. */
+export const strategyHashParam = () => strategyHash().meta({ examples: [STRATEGY_HASH_EXAMPLE] });
+
+/** A maker's address in a path, read lower-cased. */
+export const makerAddress = () =>
+  z
+    .string()
+    .regex(ADDRESS, 'address must be an address: 0x followed by 40 hex characters.')
+    .transform((a) => a.toLowerCase())
+    .meta({ examples: ['0x00000000000000000000000000000000000abc01'] });
+
+/** A chain key (matched in any case by the registry). */
+export const chainKey = () => queryText('chain', 64).meta({ examples: ['base'] });
+
+/** A page's size, from 1 to `max`. */
+export const pageLimit = (max: number) => queryInteger('limit', 1, max, [20]);
+
+/** The `nextCursor` of the previous page. */
+export const pageCursor = (max = MAX_CURSOR_LENGTH) => queryText('cursor', max);
+
+/** One of `values`, named in its message. */
+export const oneOf = <const T extends readonly [string, ...string[]]>(name: string, values: T) =>
+  z.enum(values, { error: `${name} must be one of ${values.join(', ')}.` });
+
+/** What a schema that accepts nothing given answers: undefined (optional) or its default. */
+function absent(schema: z.ZodType): { ok: true; value: unknown } | { ok: false } {
+  const parsed = schema.safeParse(undefined);
+  return parsed.success ? { ok: true, value: parsed.data } : { ok: false };
+}
+
+/**
+ * The values of `source` that `shape` lists, each through its schema, in the shape's order: a missing
+ * one is its default (or undefined when optional), a missing required one is a 400 "`name` is
+ * required.", a refused one a 400 naming it with its schema's message.
+ */
+function read<S extends z.ZodObject>(shape: S, source: Record<string, unknown>): z.output<S> {
+  const values: Record<string, unknown> = {};
+  for (const [name, schema] of Object.entries(shape.shape) as [string, z.ZodType][]) {
+    const raw = source[name];
+    if (raw === undefined) {
+      const fallback = absent(schema);
+      if (!fallback.ok) throw ApiError.invalid(name, `${name} is required.`);
+      values[name] = fallback.value;
+      continue;
+    }
+    const parsed = schema.safeParse(raw);
+    if (!parsed.success)
+      throw ApiError.invalid(name, parsed.error.issues[0]?.message ?? `${name} is invalid.`);
+    values[name] = parsed.data;
+  }
+  return values as z.output<S>;
+}
+
+/** The route's query parameters, as its documented `query` lists them. */
+export function queryOf<S extends z.ZodObject>(ctx: RouteContext, query: S): z.output<S> {
+  return read(query, ctx.req.query as Record<string, unknown>);
+}
+
+/** The route's path parameters, as its documented `params` lists them. */
+export function paramsOf<S extends z.ZodObject>(ctx: RouteContext, params: S): z.output<S> {
+  return read(params, ctx.req.params as Record<string, unknown>);
+}
