@@ -1,8 +1,11 @@
+import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
+import { getNamedType, isEnumType, Kind, type OperationDefinitionNode, typeFromAST } from 'graphql';
 import { z } from 'zod';
 import { ApiError } from '../lib/errors.js';
 import { MAX_CURSOR_LENGTH } from '../resolvers/catalogue/cursor.js';
 import { HASH } from '../resolvers/catalogue/params.js';
 import { ADDRESS } from '../resolvers/series.js';
+import { schema } from '../schema/index.js';
 import { queryInteger, queryText } from './queryValues.js';
 import type { RouteContext } from './route.js';
 
@@ -44,6 +47,28 @@ export const pageCursor = (max = MAX_CURSOR_LENGTH) => queryText('cursor', max);
 /** One of `values`, named in its message. */
 export const oneOf = <const T extends readonly [string, ...string[]]>(name: string, values: T) =>
   z.enum(values, { error: `${name} must be one of ${values.join(', ')}.` });
+
+/**
+ * The values of the enum the operation's `variable` is typed with, in the REST spelling and the order the
+ * schema declares them (schema/enums.ts): a parameter that passes straight to the graph takes its list
+ * from there, not from a copy.
+ */
+export function variableEnum<V, K extends keyof V & string>(
+  document: TypedDocumentNode<unknown, V>,
+  variable: K,
+  name: string = variable,
+) {
+  const operation = document.definitions.find(
+    (d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION,
+  );
+  const definition = operation?.variableDefinitions?.find((v) => v.variable.name.value === variable);
+  const type = definition ? typeFromAST(schema, definition.type) : undefined;
+  const named = type ? getNamedType(type) : undefined;
+  if (!isEnumType(named)) throw new Error(`variableEnum: $${variable} is not typed with an enum`);
+  const declared = named.extensions.declared as string[] | undefined;
+  const values = declared ?? named.getValues().map((v) => String(v.value));
+  return oneOf(name, values as [string, ...string[]]) as unknown as z.ZodType<NonNullable<V[K]>, string>;
+}
 
 /** What a schema that accepts nothing given answers: undefined (optional) or its default. */
 function absent(schema: z.ZodType): { ok: true; value: unknown } | { ok: false } {

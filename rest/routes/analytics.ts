@@ -6,12 +6,12 @@ import { MakerDocument, type MakerQuery, StrategyActivityDocument } from '../gen
 import {
   chainKey,
   makerAddress,
-  oneOf,
   pageCursor,
   pageLimit,
   paramsOf,
   queryOf,
   strategyHashParam,
+  variableEnum,
 } from '../parameters.js';
 import { queryText } from '../queryValues.js';
 import { type RestRoute, readBody } from '../route.js';
@@ -42,7 +42,7 @@ const makerQuery = z.object({
 const activityParams = z.object({ hash: strategyHashParam() });
 const activityQuery = z.object({
   chain: chainKey().optional(),
-  granularity: oneOf('granularity', ['hour', 'day']).default('day'),
+  granularity: variableEnum(StrategyActivityDocument, 'granularity').default('day'),
   from: time('from')
     .optional()
     .meta({ examples: ['2026-11-01T00:00:00Z'] }),

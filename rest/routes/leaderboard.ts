@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { DEFAULT_LIMIT, MAX_LIMIT } from '../../resolvers/catalogue/params.js';
 import { nextCursorOf, REST_PAGING_NAMES } from '../../resolvers/connection.js';
 import { MakerLeaderboardDocument } from '../generated/graphql.js';
-import { chainKey, oneOf, pageCursor, pageLimit, queryOf } from '../parameters.js';
+import { chainKey, pageCursor, pageLimit, queryOf, variableEnum } from '../parameters.js';
 import { type RestRoute, readBody } from '../route.js';
 import { makerLeaderboardBody } from '../schemas/analytics.js';
 
@@ -14,8 +14,8 @@ import { makerLeaderboardBody } from '../schemas/analytics.js';
  */
 
 const query = z.object({
-  sort: oneOf('sort', ['apy', 'volume', 'fees', 'tvl']).default('volume'),
-  period: oneOf('period', ['1d', '7d', '30d']).default('7d'),
+  sort: variableEnum(MakerLeaderboardDocument, 'sort').default('volume'),
+  period: variableEnum(MakerLeaderboardDocument, 'period').default('7d'),
   chain: chainKey().optional(),
   limit: pageLimit(MAX_LIMIT).optional(),
   cursor: pageCursor(400).optional(),

@@ -2,15 +2,14 @@ import { z } from 'zod';
 import { nextCursorOf, REST_PAGING_NAMES } from '../../resolvers/connection.js';
 import {
   eachPosition,
-  POSITION_STATES,
   POSITIONS_DEFAULT_LIMIT,
   POSITIONS_MAX_LIMIT,
   positionFilters,
   listedPosition as shapeListed,
 } from '../../resolvers/positions/list.js';
 import { WALLET_PATTERN } from '../../resolvers/positions/request.js';
-import { PositionListDocument } from '../generated/graphql.js';
-import { chainKey, oneOf, pageCursor, pageLimit, queryOf } from '../parameters.js';
+import { PositionListDocument, type PositionState } from '../generated/graphql.js';
+import { chainKey, oneOf, pageCursor, pageLimit, queryOf, variableEnum } from '../parameters.js';
 import {
   CSV_COLUMNS,
   chunkWriter,
@@ -31,7 +30,7 @@ import { listedPosition, positionCsv, positionListBody } from '../schemas/positi
  */
 
 const filters = {
-  status: oneOf('status', POSITION_STATES).optional(),
+  status: variableEnum(PositionListDocument, 'status').optional(),
   chain: chainKey().optional(),
   wallet: queryText('wallet', 42)
     .regex(WALLET_PATTERN, 'wallet must match ^0x[a-fA-F0-9]{40}$.')
@@ -49,7 +48,7 @@ const listQuery = z.object({
 });
 
 /** The filters as the list and the export echo them: null when not given. */
-const filtersOf = (q: { status?: (typeof POSITION_STATES)[number]; chain?: string; wallet?: string }) => ({
+const filtersOf = (q: { status?: PositionState; chain?: string; wallet?: string }) => ({
   status: q.status ?? null,
   chain: q.chain ?? null,
   wallet: q.wallet ?? null,
