@@ -37,9 +37,10 @@ function textResponse(status: number, statusText: string, headers: Headers, text
 
 /**
  * A kept-alive socket the server closed just as it was reused fails before any byte of an answer
- * (ECONNRESET, EPIPE, "socket hang up"): the server's idle timeout and our next request raced, which a
- * busy event loop widens (a Node server closes idle sockets after 5 s). The request never reached the
- * node, and every call of the gateway and the indexer is a read, so it is sent once more on a new socket.
+ * (ECONNRESET, EPIPE): the server's idle timeout and our next call raced, which a busy event loop
+ * widens (a Node server closes idle sockets after 5 s). Every call of the gateway's chain clients is a
+ * read, so it is sent once more, on a connection of its own: the agent's other idle sockets may be
+ * closing in the same turn.
  */
 function staleSocket(request: http.ClientRequest, error: unknown, answered: boolean): boolean {
   if (!request.reusedSocket || answered) return false;
@@ -63,7 +64,11 @@ export function nodeHttpFetch(input: string | URL | Request, init: RequestInit =
       let answered = false;
       const request = transport.request(
         url,
-        { method: init.method ?? 'GET', headers: Object.fromEntries(headers), agent },
+        {
+          method: init.method ?? 'GET',
+          headers: Object.fromEntries(headers),
+          agent: retried ? false : agent,
+        },
         (res) => {
           answered = true;
           const chunks: Buffer[] = [];
