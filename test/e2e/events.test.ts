@@ -311,7 +311,7 @@ describe('GET /api/events', () => {
     expect(again.res.status).toBe(200);
     for (const s of [a2, b1, again]) s.close();
     await expect.poll(gauge, { timeout: 30_000 }).toBe(0);
-  }, 30_000);
+  }, 120_000);
 
   it('makes no event twice when a chain is indexed again', async () => {
     const before = await storedEvents();
@@ -406,15 +406,20 @@ describe('GET /api/events', () => {
 
   it('ends its streams when the service stops, instead of waiting for them', async () => {
     // A service whose drain would wait for open requests two minutes (REQUEST_TIMEOUT_MS): a stream the
-    // stop did not end at once would outlive this test's 30 s, so its end at all is the proof.
+    // stop did not end at once would outlive this test's 60 s, so its end at all is the proof.
     const stopped = await startTestService({
       chains: devnet.chains,
       env: { INDEXER: 'off', REQUEST_TIMEOUT_MS: '120000' },
     });
-    const s = await openSse(`${stopped.url}/api/events`, client());
-    expect(s.res.status).toBe(200);
-    const stopping = stopped.stop();
-    await s.ended;
-    await stopping;
-  }, 30_000);
+    let stopping: Promise<void> | undefined;
+    try {
+      const s = await openSse(`${stopped.url}/api/events`, client());
+      open.push(s);
+      expect(s.res.status).toBe(200);
+      stopping = stopped.stop();
+      await s.ended;
+    } finally {
+      await (stopping ?? stopped.stop());
+    }
+  }, 60_000);
 });
