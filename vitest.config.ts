@@ -33,6 +33,8 @@ export default defineConfig({
   resolve: { alias: [{ find: /^graphql$/, replacement: 'graphql/index.js' }] },
   test: {
     globalSetup: ['./test/setup/seed.ts', './test/setup/devnet.ts', './test/setup/database.ts'],
+    // The tests' fetch closes idle connections before any server of the suite can (test/setup/httpClient.ts).
+    setupFiles: ['./test/setup/httpClient.ts'],
     pool: 'forks',
     // The longest files first, also on a fresh clone (test/setup/sequencer.ts).
     sequence: { sequencer: LongestFirst },
