@@ -1,12 +1,11 @@
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { getNamedType, isEnumType, Kind, type OperationDefinitionNode, typeFromAST } from 'graphql';
 import { z } from 'zod';
-import { ApiError } from '../lib/errors.js';
 import { MAX_CURSOR_LENGTH } from '../resolvers/catalogue/cursor.js';
 import { HASH } from '../resolvers/catalogue/params.js';
 import { ADDRESS } from '../resolvers/series.js';
 import { schema } from '../schema/index.js';
-import { queryInteger, queryText } from './queryValues.js';
+import { queryInteger, queryText, readValue, requiredValue } from './queryValues.js';
 import type { RouteContext } from './route.js';
 
 /**
@@ -70,31 +69,17 @@ export function variableEnum<V, K extends keyof V & string>(
   return oneOf(name, values as [string, ...string[]]) as unknown as z.ZodType<NonNullable<V[K]>, string>;
 }
 
-/** What a schema that accepts nothing given answers: undefined (optional) or its default. */
-function absent(schema: z.ZodType): { ok: true; value: unknown } | { ok: false } {
-  const parsed = schema.safeParse(undefined);
-  return parsed.success ? { ok: true, value: parsed.data } : { ok: false };
-}
-
 /**
- * The values of `source` that `shape` lists, each through its schema, in the shape's order: a missing
- * one is its default (or undefined when optional), a missing required one is a 400 "`name` is
- * required.", a refused one a 400 naming it with its schema's message.
+ * The values of `source` that `shape` lists, in the shape's order: a missing one is its default (or
+ * undefined when optional), a missing required one a 400 "`name` is required.".
  */
 function read<S extends z.ZodObject>(shape: S, source: Record<string, unknown>): z.output<S> {
   const values: Record<string, unknown> = {};
   for (const [name, schema] of Object.entries(shape.shape) as [string, z.ZodType][]) {
-    const raw = source[name];
-    if (raw === undefined) {
-      const fallback = absent(schema);
-      if (!fallback.ok) throw ApiError.invalid(name, `${name} is required.`);
-      values[name] = fallback.value;
-      continue;
-    }
-    const parsed = schema.safeParse(raw);
-    if (!parsed.success)
-      throw ApiError.invalid(name, parsed.error.issues[0]?.message ?? `${name} is invalid.`);
-    values[name] = parsed.data;
+    values[name] = readValue(name, schema, source[name], () => {
+      const absent = schema.safeParse(undefined);
+      return absent.success ? absent.data : requiredValue(name)();
+    });
   }
   return values as z.output<S>;
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ApiError } from '../lib/errors.js';
 
 /**
  * The rules a query value follows, one way for every route: given once, as plain text (`?a=1&a=2` and
@@ -40,3 +41,18 @@ export function integerQueryOverride(ctx: { zodSchema: unknown; jsonSchema: Reco
     delete ctx.jsonSchema[key];
   Object.assign(ctx.jsonSchema, { type: 'integer', ...bounds });
 }
+
+/**
+ * One value through its schema: a refused one is a 400 naming it with its schema's message; a missing
+ * one (undefined) is `missing()`'s answer. The one reader of every path and query value.
+ */
+export function readValue<T>(name: string, schema: z.ZodType<T>, raw: unknown, missing: () => T): T {
+  if (raw === undefined) return missing();
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) throw ApiError.invalid(name, parsed.error.issues[0]?.message ?? `${name} is invalid.`);
+  return parsed.data;
+}
+
+export const requiredValue = (name: string) => (): never => {
+  throw ApiError.invalid(name, `${name} is required.`);
+};

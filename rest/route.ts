@@ -6,6 +6,7 @@ import type { Services } from '../lib/services.js';
 import type { AuthenticatedKey } from '../resolvers/apiKeys.js';
 import type { GraphQLContext } from '../resolvers/context.js';
 import type { PersistedOperations } from './execute.js';
+import { readValue, requiredValue } from './queryValues.js';
 import type { ErrorExample } from './schemas/common.js';
 
 /** What a REST handler gets: the HTTP request, the services and a way to run persisted operations. */
@@ -124,13 +125,9 @@ export function queryParam<S extends Record<string, z.ZodType>, K extends keyof 
   required = false,
 ): z.infer<S[K]> | undefined {
   const raw = (ctx.req.query as Record<string, unknown>)[name];
-  if (raw === undefined) {
-    if (required) throw ApiError.invalid(name, `${name} is required.`);
-    return undefined;
-  }
-  const parsed = schemas[name]!.safeParse(raw);
-  if (!parsed.success) throw ApiError.invalid(name, parsed.error.issues[0]?.message ?? `${name} is invalid.`);
-  return parsed.data as z.infer<S[K]>;
+  return readValue(name, schemas[name]!, raw, required ? requiredValue(name) : () => undefined) as
+    | z.infer<S[K]>
+    | undefined;
 }
 
 /**
