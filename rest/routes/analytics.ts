@@ -37,7 +37,7 @@ const makerParams = z.object({ address: makerAddress() });
 const makerQuery = z.object({
   chain: chainKey(),
   limit: pageLimit(MAX_LIMIT).optional(),
-  cursor: pageCursor(400).optional(),
+  cursor: pageCursor().optional(),
 });
 const activityParams = z.object({ hash: strategyHashParam() });
 const activityQuery = z.object({

@@ -18,7 +18,7 @@ const query = z.object({
   period: variableEnum(MakerLeaderboardDocument, 'period').default('7d'),
   chain: chainKey().optional(),
   limit: pageLimit(MAX_LIMIT).optional(),
-  cursor: pageCursor(400).optional(),
+  cursor: pageCursor().optional(),
 });
 
 const leaderboardRoute: RestRoute = {
