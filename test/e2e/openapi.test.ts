@@ -45,18 +45,6 @@ let devnet: Devnet;
 let dataDir: string;
 let svc: TestService;
 
-/**
- * Every request of this file on a connection of its own (`connection: close`): the service runs in this
- * process, and after the seconds of synchronous checks of some tests a reused idle connection meets the
- * server's overdue keep-alive timer closing it (fetch failed, ECONNRESET, on a busy box). One idle
- * connection left by any request is enough, so none may keep one.
- */
-function fresh(init: RequestInit = {}): RequestInit {
-  return {
-    ...init,
-    headers: { ...(init.headers as Record<string, string> | undefined), connection: 'close' },
-  };
-}
 let down: TestService;
 let hanging: net.Server;
 const hangingSockets = new Set<net.Socket>();
@@ -95,8 +83,6 @@ async function call(
     method,
     headers: {
       'x-forwarded-for': init.client ?? `10.50.${clients >> 8}.${clients & 255}`,
-      // A connection per call (see fresh()).
-      connection: 'close',
       ...init.headers,
     },
     ...(init.body === undefined ? {} : { body: init.body }),
@@ -213,7 +199,7 @@ afterAll(async () => {
 
 describe('GET /openapi.json', () => {
   it('is the document generated from the routes, with this deployment as its server', async () => {
-    const res = await svc.get('/openapi.json', fresh());
+    const res = await svc.get('/openapi.json');
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
     expect(res.headers.get('access-control-allow-origin')).toBe('*');
@@ -223,10 +209,7 @@ describe('GET /openapi.json', () => {
     // Conditional GET, before the long synchronous checks below: the service runs in this process, and a
     // request sent on its idle connection right after seconds of blocking meets the server's overdue
     // keep-alive timer closing that connection (ECONNRESET on a busy box).
-    const again = await svc.get(
-      '/openapi.json',
-      fresh({ headers: { 'if-none-match': res.headers.get('etag')! } }),
-    );
+    const again = await svc.get('/openapi.json', { headers: { 'if-none-match': res.headers.get('etag')! } });
     expect(again.status).toBe(304);
     const { version } = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
     const config = svc.services.config;
@@ -425,7 +408,7 @@ describe('the write path matches the contract', () => {
     expect(listed.body.data.positions).toHaveLength(1);
     await call(svc, 'GET', '/v1/positions?cursor=nope', 400, { headers: bearer(liveKey) });
     // The export is CSV (not JSON): its status and headers are checked against the document here.
-    const exported = await svc.get('/v1/positions/export?format=csv', fresh({ headers: bearer(liveKey) }));
+    const exported = await svc.get('/v1/positions/export?format=csv', { headers: bearer(liveKey) });
     const csv = await exported.text();
     expect(exported.status, csv.slice(0, 300)).toBe(200);
     expect(csv.split('\r\n').filter(Boolean).length).toBeGreaterThanOrEqual(3);
@@ -640,19 +623,19 @@ describe('error documentation', () => {
         bases.some((b) => link.startsWith(b)),
         link,
       ).toBe(true);
-      const res = await fetch(link, fresh());
+      const res = await fetch(link);
       expect(res.status, link).toBe(200);
       expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
     }
   });
 
   it('every code of ERROR_CODES has a page: code, status, retryable, meaning, what to do', async () => {
-    const index = await svc.get('/docs/errors', fresh());
+    const index = await svc.get('/docs/errors');
     expect(index.status).toBe(200);
     const list = await index.text();
     for (const code of ERROR_CODE_LIST) {
       expect(list).toContain(`/docs/errors/${code}`);
-      const res = await fetch(`${svc.services.config.docsUrl}/errors/${code}`, fresh());
+      const res = await fetch(`${svc.services.config.docsUrl}/errors/${code}`);
       expect(res.status, code).toBe(200);
       expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
       const html = await res.text();
@@ -666,7 +649,7 @@ describe('error documentation', () => {
 
   it('an unknown code is a 404 envelope', async () => {
     for (const code of ['NOPE', 'bad_request', 'NOT_FOUND.html']) {
-      const res = await svc.get(`/docs/errors/${code}`, fresh());
+      const res = await svc.get(`/docs/errors/${code}`);
       expect(res.status, code).toBe(404);
       expect(res.headers.get('content-type')).toMatch(/^application\/json/);
       const body = await res.json();
@@ -681,16 +664,16 @@ describe('/docs', () => {
   afterAll(async () => browser?.close());
 
   it('renders every operation in Swagger UI from same-origin files, without CSP violations', async () => {
-    const res = await svc.get('/docs', fresh());
+    const res = await svc.get('/docs');
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
     const html = await res.text();
     expect(html).not.toMatch(/https?:\/\//); // no CDN
     for (const asset of ['/docs/swagger-ui.css', '/docs/swagger-ui-bundle.js', '/docs/swagger-init.js']) {
-      const file = await svc.get(asset, fresh({ headers: { 'accept-encoding': 'gzip' } }));
+      const file = await svc.get(asset, { headers: { 'accept-encoding': 'gzip' } });
       expect(file.status, asset).toBe(200);
     }
-    expect((await svc.get('/docs/package.json', fresh())).status).toBe(404);
+    expect((await svc.get('/docs/package.json')).status).toBe(404);
 
     browser = await chromium.launch({
       executablePath: CHROMIUM,
