@@ -2,6 +2,7 @@ import type express from 'express';
 import { BUCKET_LIMITS, WINDOW_SECONDS } from '../lib/buckets.js';
 import { ERROR_CODE_LIST, ERROR_CODES } from '../lib/errors.js';
 import { type Guide, guidePath } from './guides.js';
+import { operationDocs } from './openapi/descriptions.js';
 import { openApiPath } from './openapi.js';
 import type { RestRoute } from './route.js';
 import { ERROR_DOCS } from './schemas/common.js';
@@ -20,7 +21,8 @@ export function llmsText(
     .filter((r) => r.doc)
     .map((r) => {
       const auth = r.auth ? ' (API key)' : '';
-      return `- [${r.method} ${openApiPath(r.path)}](${options.docsUrl}#/${encodeURIComponent(r.doc!.tags[0] ?? 'default')}/${r.doc!.operationId})${auth}: ${r.doc!.summary}. Bucket \`${r.bucket}\`.`;
+      const { tag, summary } = operationDocs(r.doc!.operationId, r.doc!.descriptionValues);
+      return `- [${r.method} ${openApiPath(r.path)}](${options.docsUrl}#/${encodeURIComponent(tag)}/${r.doc!.operationId})${auth}: ${summary}. Bucket \`${r.bucket}\`.`;
     });
   const buckets = Object.entries(BUCKET_LIMITS).map(([b, n]) => `\`${b}\` ${n}`);
   const errors = ERROR_CODE_LIST.map(

@@ -58,8 +58,8 @@ export function openApiPath(expressPath: string): string {
 }
 
 /** The codes an operation can answer with: its own plus those its shape implies, in SPEC §7 order. */
-export function errorCodesOf(route: RestRoute): ErrorCode[] {
-  const codes = new Set<ErrorCode>([...(route.doc?.errors ?? []), ...CONVENTION_CODES]);
+export function errorCodesOf(route: RestRoute, own: readonly ErrorCode[] = []): ErrorCode[] {
+  const codes = new Set<ErrorCode>([...own, ...CONVENTION_CODES]);
   // A body that is not JSON, or a path parameter that is not valid percent-encoding.
   if (route.body || route.path.includes(':')) codes.add('BAD_REQUEST');
   // The key is looked up in the store before anything else of the request.
@@ -130,8 +130,8 @@ function liftParameter(operationId: string, parameter: Record<string, unknown>):
 }
 
 function operation(route: RestRoute, doc: RouteDoc, set: SchemaSet, options: OpenApiOptions): Operation {
-  const codes = errorCodesOf(route);
   const docs = operationDocs(doc.operationId, doc.descriptionValues);
+  const codes = errorCodesOf(route, docs.errors);
   const named = new Set([
     ...Object.keys(doc.params?.shape ?? {}),
     ...Object.keys(doc.query?.shape ?? {}),
@@ -145,9 +145,9 @@ function operation(route: RestRoute, doc: RouteDoc, set: SchemaSet, options: Ope
       throw new Error(`docs/api ${doc.operationId}: ${name} is not one of its response headers`);
   const op: Operation = {
     operationId: doc.operationId,
-    summary: doc.summary,
+    summary: docs.summary,
     description: docs.description,
-    tags: doc.tags,
+    tags: [docs.tag],
     security: route.auth ? [{ apiKey: [] }] : [],
     parameters: [
       ...parameters(set, 'path', doc.params, docs),
@@ -175,11 +175,11 @@ function operation(route: RestRoute, doc: RouteDoc, set: SchemaSet, options: Ope
           : {
               [JSON_TYPE]: {
                 schema: set.ref(doc.response),
-                ...(doc.example === undefined ? {} : { example: doc.example }),
+                ...(docs.example === undefined ? {} : { example: docs.example }),
               },
             },
       },
-      ...errorResponses(set, codes, options.docsUrl, true, doc.errorExamples),
+      ...errorResponses(set, codes, options.docsUrl, true, docs.errorExamples),
     },
     'x-rate-limit-bucket': route.bucket,
   };
@@ -189,7 +189,7 @@ function operation(route: RestRoute, doc: RouteDoc, set: SchemaSet, options: Ope
       content: {
         [JSON_TYPE]: {
           schema: set.ref(doc.body),
-          ...(doc.bodyExample === undefined ? {} : { example: doc.bodyExample }),
+          ...(docs.bodyExample === undefined ? {} : { example: docs.bodyExample }),
         },
       },
     };

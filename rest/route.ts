@@ -1,13 +1,12 @@
 import type { Request, Response } from 'express';
 import type { z } from 'zod';
 import type { Bucket } from '../lib/buckets.js';
-import { ApiError, type ErrorCode } from '../lib/errors.js';
+import { ApiError } from '../lib/errors.js';
 import type { Services } from '../lib/services.js';
 import type { AuthenticatedKey } from '../resolvers/apiKeys.js';
 import type { GraphQLContext } from '../resolvers/context.js';
 import type { PersistedOperations } from './execute.js';
 import { readValue, requiredValue } from './queryValues.js';
-import type { ErrorExample } from './schemas/common.js';
 
 /** What a REST handler gets: the HTTP request, the services and a way to run persisted operations. */
 export interface RouteContext {
@@ -58,20 +57,19 @@ export interface RestRoute {
 }
 
 /**
- * How a route is documented in the OpenAPI document (rest/openapi.ts, served at /openapi.json). The
- * schemas are the zod objects the route itself validates with, so the document cannot drift from the
- * code. What the conventions add is derived from the route, not repeated here: the bearer scheme and
- * 401/403 from `auth`, 400 BAD_REQUEST from `body`, and on every route 405, 429, 500 and the
- * X-Request-Id and RateLimit-* headers.
+ * What the published document (rest/openapi.ts) takes from the route itself: its identity, the zod
+ * objects it validates with (so the document cannot drift from the code) and the bounds its prose
+ * quotes. Everything said of it in words (summary, tag, description, parameters, errors, examples) is
+ * its section of docs/api/<tag>.md (rest/openapi/descriptions.ts). What the conventions add is derived
+ * from the route: the bearer scheme and 401/403 from `auth`, 400 BAD_REQUEST from `body`, and on every
+ * route 405, 429, 500 and the X-Request-Id and RateLimit-* headers.
  */
 export interface RouteDoc {
-  /** Unique, URL-safe, e.g. `getStats`. */
+  /** Unique, URL-safe, e.g. `getStats`: its section of docs/api is `## getStats: <summary>`. */
   operationId: string;
-  summary: string;
-  /** The values of the `{{NAME}}` placeholders of its description (docs/api/<tag>.md): the bounds it enforces. */
+  /** The values of the `{{NAME}}` placeholders of its section: the bounds it enforces. */
   descriptionValues?: Record<string, string | number>;
-  tags: string[];
-  /** Query parameters: one per property (described in docs/api, `### Parameters`). */
+  /** Query parameters: one per property. */
   query?: z.ZodObject;
   /** Path parameters: one per `:name` of `path`. */
   params?: z.ZodObject;
@@ -83,16 +81,8 @@ export interface RouteDoc {
   response: z.ZodType;
   /** A 200 that is not JSON (a streamed export): its media types and what each carries, instead of `response`. */
   responseTypes?: Record<string, z.ZodType>;
-  /** Headers of the 200 response beyond the conventions' ones (described in docs/api, `### Response headers`). */
+  /** Headers of the 200 response beyond the conventions' ones. */
   responseHeaders?: Record<string, { schema?: z.ZodType }>;
-  /** The codes this route's own validation and resolvers can answer with (SPEC §7). */
-  errors: ErrorCode[];
-  /** Example envelopes of this route's own wording, by code (the generic ones otherwise). */
-  errorExamples?: Partial<Record<ErrorCode, ErrorExample>>;
-  /** An example 200 body (openapi:check validates it against `response`). */
-  example?: unknown;
-  /** An example request body (validated against `body`). */
-  bodyExample?: unknown;
 }
 
 /** `{ data, meta }` of SPEC §1.4 with the meta every read carries. */

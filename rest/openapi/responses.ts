@@ -1,6 +1,5 @@
 /** The response objects every operation shares: headers, and the error envelope narrowed per status. */
 import { ERROR_CODES, type ErrorCode } from '../../lib/errors.js';
-import type { RouteDoc } from '../route.js';
 import { ERROR_DOCS, type ErrorExample, errorEnvelope, type HeaderName } from '../schemas/common.js';
 import type { JsonSchema, SchemaSet } from './schemaSet.js';
 
@@ -65,7 +64,7 @@ export function errorResponse(
   codes: ErrorCode[],
   docsUrl: string,
   bucketed: boolean,
-  examples: RouteDoc['errorExamples'] = {},
+  examples: Partial<Record<ErrorCode, ErrorExample>> = {},
 ): Response {
   const lines = codes.map((c) => `- \`${c}\`: ${ERROR_DOCS[c].meaning} [More](${docsUrl}/errors/${c})`);
   const extra: HeaderName[] = status === 429 ? ['Retry-After'] : status === 405 ? ['Allow'] : [];
@@ -103,7 +102,7 @@ export function errorResponses(
   codes: ErrorCode[],
   docsUrl: string,
   bucketed: boolean,
-  examples: RouteDoc['errorExamples'] = {},
+  examples: Partial<Record<ErrorCode, ErrorExample>> = {},
 ): Record<string, Response> {
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of codes) {

@@ -66,17 +66,10 @@ const makerRoute: RestRoute = {
   bucket: 'strategy-detail',
   doc: {
     operationId: 'getMaker',
-    summary: 'One maker: positions, TVL, volume, fees and APY',
     descriptionValues: { MAX_LIMIT, DEFAULT_LIMIT },
-    tags: ['Catalogue'],
     params: makerParams,
     query: makerQuery,
     response: makerBody,
-    errors: ['INVALID_PARAMETER', 'NOT_FOUND', 'UNSUPPORTED_CHAIN', 'UPSTREAM_UNAVAILABLE'],
-    errorExamples: {
-      INVALID_PARAMETER: { message: 'chain is required.', parameter: 'chain' },
-      NOT_FOUND: { message: 'No maker 0x00000000000000000000000000000000000abc01 on chain "base".' },
-    },
   },
   async handle(ctx) {
     const { address } = paramsOf(ctx, makerParams);
@@ -113,19 +106,9 @@ const activityRoute: RestRoute = {
   bucket: 'strategy-detail',
   doc: {
     operationId: 'getStrategyActivity',
-    summary: "A strategy's volume series and latest swaps",
-    tags: ['Catalogue'],
     params: activityParams,
     query: activityQuery,
     response: strategyActivityBody,
-    errors: ['INVALID_PARAMETER', 'NOT_FOUND', 'UNSUPPORTED_CHAIN', 'UPSTREAM_UNAVAILABLE'],
-    errorExamples: {
-      INVALID_PARAMETER: { message: 'granularity must be one of hour, day.', parameter: 'granularity' },
-      NOT_FOUND: {
-        message:
-          'No strategy 0x5f1c3a0e1b6b0f7f2d86d8e3d1c2a0f9c3b4e5d6a7b8c9d0e1f2a3b4c5d6e7f8 in the catalogue.',
-      },
-    },
   },
   async handle(ctx) {
     const { hash } = paramsOf(ctx, activityParams);

@@ -38,27 +38,11 @@ export const badgeRoutes: RestRoute[] = [
     bucket: 'badge',
     doc: {
       operationId: 'getBadge',
-      summary: 'A live metric as a shields.io endpoint badge',
       descriptionValues: { BADGE_CACHE_SECONDS, BADGE_ERROR_CACHE_SECONDS },
-      tags: ['Badges'],
       query: z.object({
         metric: metricParameter.default('volume30'),
       }),
       response: badgeBody,
-      example: {
-        schemaVersion: 1,
-        label: 'volume 30d',
-        message: '$1.2M',
-        color: 'blue',
-        cacheSeconds: BADGE_CACHE_SECONDS,
-      },
-      errors: ['INVALID_PARAMETER'],
-      errorExamples: {
-        INVALID_PARAMETER: {
-          message: 'metric must be one of volume30, volume7, volume1, strategies, makers, pairs, chains.',
-          parameter: 'metric',
-        },
-      },
     },
     async handle(ctx) {
       const raw = (ctx.req.query as Record<string, unknown>).metric;

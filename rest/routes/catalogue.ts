@@ -71,11 +71,7 @@ const statsRoute: RestRoute = {
   bucket: 'stats',
   doc: {
     operationId: 'getStats',
-    summary: 'Totals, per-chain and top-pair roll-ups of the catalogue',
-    tags: ['Catalogue'],
     response: statsBody,
-    errors: ['UPSTREAM_UNAVAILABLE'],
-    errorExamples: { UPSTREAM_UNAVAILABLE: { message: 'The data store is briefly unavailable.' } },
   },
   async handle(ctx) {
     // The hit path: a map lookup and one concatenation (bench/stats.ts holds it to express's speed).
@@ -99,10 +95,7 @@ const chainsRoute: RestRoute = {
   bucket: 'chains',
   doc: {
     operationId: 'getChains',
-    summary: 'The live chains, their tokens, contracts and counts',
-    tags: ['Catalogue'],
     response: chainsBody,
-    errors: [],
   },
   async handle(ctx) {
     const { data, rollupAt, cached } = await chainsData(ctx);
@@ -162,9 +155,7 @@ const strategiesRoute: RestRoute = {
   bucket: 'strategies',
   doc: {
     operationId: 'getStrategies',
-    summary: 'Open strategies: list, search, one detail, chains or stats',
     descriptionValues: { MAX_LIMIT, DEFAULT_LIMIT },
-    tags: ['Catalogue'],
     query: z.object({
       resource: parameters.resource.default('list'),
       q: parameters.q.optional().meta({ examples: ['usdc base'] }),
@@ -177,18 +168,6 @@ const strategiesRoute: RestRoute = {
       hash: parameters.hash.optional(),
     }),
     response: strategiesBody,
-    errors: ['INVALID_PARAMETER', 'NOT_FOUND', 'UNSUPPORTED_CHAIN', 'UPSTREAM_UNAVAILABLE'],
-    errorExamples: {
-      INVALID_PARAMETER: {
-        message: 'q is not a parameter of resource=list (it is used with resource=search).',
-        parameter: 'q',
-      },
-      NOT_FOUND: {
-        message:
-          'No strategy 0x5f1c3a0e1b6b0f7f2d86d8e3d1c2a0f9c3b4e5d6a7b8c9d0e1f2a3b4c5d6e7f8 in the catalogue.',
-      },
-      UPSTREAM_UNAVAILABLE: { message: 'The data store is briefly unavailable.' },
-    },
   },
   async handle(ctx): Promise<RouteResult> {
     const resource = param(ctx, 'resource') ?? 'list';
@@ -253,19 +232,8 @@ const strategyDetailRoute: RestRoute = {
   bucket: 'strategy-detail',
   doc: {
     operationId: 'getStrategyDetail',
-    summary: 'One strategy: tokens, decoded program and recent swaps',
-    tags: ['Catalogue'],
     query: detailQuery,
     response: strategyDetailBody,
-    errors: ['INVALID_PARAMETER', 'NOT_FOUND', 'UNSUPPORTED_CHAIN', 'UPSTREAM_UNAVAILABLE'],
-    errorExamples: {
-      INVALID_PARAMETER: { message: 'hash is required.', parameter: 'hash' },
-      NOT_FOUND: {
-        message:
-          'No strategy 0x5f1c3a0e1b6b0f7f2d86d8e3d1c2a0f9c3b4e5d6a7b8c9d0e1f2a3b4c5d6e7f8 in the catalogue.',
-      },
-      UPSTREAM_UNAVAILABLE: { message: 'The data store is briefly unavailable.' },
-    },
   },
   async handle(ctx) {
     const { hash, chain } = queryOf(ctx, detailQuery);

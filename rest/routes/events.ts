@@ -43,9 +43,7 @@ export const eventRoutes: RestRoute[] = [
     bucket: 'events',
     doc: {
       operationId: 'streamCatalogueEvents',
-      summary: 'Live catalogue events (Server-Sent Events)',
       descriptionValues: { RETRY_MS },
-      tags: ['Events'],
       query: z.object({
         lastEventId: idParam('lastEventId')
           .optional()
@@ -61,13 +59,6 @@ export const eventRoutes: RestRoute[] = [
       responseHeaders: {
         'Cache-Control': {},
         'X-Accel-Buffering': {},
-      },
-      errors: ['INVALID_PARAMETER', 'UPSTREAM_UNAVAILABLE'],
-      errorExamples: {
-        INVALID_PARAMETER: {
-          message: 'Last-Event-ID must be an event id (the digits of an `id:` line).',
-          parameter: 'Last-Event-ID',
-        },
       },
     },
     async handle(ctx) {

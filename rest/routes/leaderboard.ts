@@ -27,15 +27,9 @@ const leaderboardRoute: RestRoute = {
   bucket: 'strategies',
   doc: {
     operationId: 'getMakerLeaderboard',
-    summary: 'Makers ranked by APY, volume, fees or TVL over a period',
     descriptionValues: { MAX_LIMIT, DEFAULT_LIMIT },
-    tags: ['Catalogue'],
     query,
     response: makerLeaderboardBody,
-    errors: ['INVALID_PARAMETER', 'UNSUPPORTED_CHAIN', 'UPSTREAM_UNAVAILABLE'],
-    errorExamples: {
-      INVALID_PARAMETER: { message: 'sort must be one of apy, volume, fees, tvl.', parameter: 'sort' },
-    },
   },
   async handle(ctx) {
     const { sort, period, chain, limit = DEFAULT_LIMIT, cursor } = queryOf(ctx, query);

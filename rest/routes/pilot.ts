@@ -37,17 +37,8 @@ export const pilotRoutes: RestRoute[] = [
     bucket: 'pilot',
     doc: {
       operationId: 'getPilot',
-      summary: 'The test-network pilot (demo)',
-      tags: ['Demo'],
       response: pilotBody,
       responseHeaders: demoHeaders,
-      errors: ['FORBIDDEN', 'UPSTREAM_UNAVAILABLE', 'UPSTREAM_TIMEOUT'],
-      errorExamples: {
-        FORBIDDEN: {
-          message:
-            'This demo endpoint answers only pages of the operator: the Origin or Referer must be an operator origin.',
-        },
-      },
     },
     async handle(ctx) {
       requireOperatorOrigin(ctx.req, ctx.res, ctx.services.config);
@@ -63,24 +54,10 @@ export const pilotRoutes: RestRoute[] = [
     bucket: 'balances',
     doc: {
       operationId: 'getDemoBalances',
-      summary: 'USDC, USDT and native balances on the test network (demo)',
       descriptionValues: { MAX_BALANCE_ADDRESSES },
-      tags: ['Demo'],
       query: z.object({ addresses: addressesDoc }),
       response: balancesBody,
       responseHeaders: demoHeaders,
-      errors: ['INVALID_PARAMETER', 'FORBIDDEN', 'UPSTREAM_UNAVAILABLE', 'UPSTREAM_TIMEOUT'],
-      errorExamples: {
-        INVALID_PARAMETER: {
-          message:
-            'addresses[1] ("0x1234") is not an EVM address: 0x and 40 hex characters, with a valid checksum when mixed-case.',
-          parameter: 'addresses[1]',
-        },
-        FORBIDDEN: {
-          message:
-            'This demo endpoint answers only pages of the operator: the Origin or Referer must be an operator origin.',
-        },
-      },
     },
     async handle(ctx) {
       requireOperatorOrigin(ctx.req, ctx.res, ctx.services.config);

@@ -37,33 +37,6 @@ function actionBody(ctx: RouteContext, p: PositionActionFieldsFragment) {
   return { body: readBody(ctx, data, { preparedAt, note: PREPARE_NOTE }) };
 }
 
-const example = (purpose: 'approve' | 'dock', to: string, data: string) => ({
-  data: {
-    positionId: `0x${'5f'.repeat(32)}`,
-    strategyHash: `0x${'5f'.repeat(32)}`,
-    chain: 'base',
-    chainId: 8453,
-    wallet: '0x1111111111111111111111111111111111111111',
-    transactions: [{ step: 1, purpose, to, value: '0', data, description: 'Plain-language explanation.' }],
-    calls: {
-      version: '2.0.0',
-      chainId: '0x2105',
-      from: '0x1111111111111111111111111111111111111111',
-      atomicRequired: false,
-      calls: [{ to, data, value: '0x0' }],
-    },
-  },
-  meta: {
-    requestId: '7d3c2b1a-0f9e-4d8c-b7a6-5f4e3d2c1b0a',
-    generatedAt: '2026-11-22T19:04:05.123Z',
-    apiVersion: 'v1',
-    freshnessSeconds: null,
-    cached: false,
-    preparedAt: '2026-11-22T19:04:05.123Z',
-    note: PREPARE_NOTE,
-  },
-});
-
 export const positionActionRoutes: RestRoute[] = [
   {
     method: 'POST',
@@ -72,23 +45,9 @@ export const positionActionRoutes: RestRoute[] = [
     auth: { scope: 'prepare' },
     doc: {
       operationId: 'preparePositionApprovals',
-      summary: "Prepare the approvals that restore a position's coverage (top-up)",
-      tags: ['Positions'],
       params: positionIdParam,
       query: approvalsQuery,
       response: positionActionBody,
-      errors: [
-        'INVALID_PARAMETER',
-        'NOT_FOUND',
-        'UNSUPPORTED_CHAIN',
-        'UPSTREAM_UNAVAILABLE',
-        'UPSTREAM_TIMEOUT',
-      ],
-      example: example(
-        'approve',
-        '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
-        '0x095ea7b30000000000000000000000001111113ccf1426a8e30e2bff5e005d929bf6a90a000000000000000000000000000000000000000000000000000000003b9aca00',
-      ),
     },
     async handle(ctx) {
       const positionId = parsePositionId(ctx.req.params.positionId);
@@ -109,30 +68,9 @@ export const positionActionRoutes: RestRoute[] = [
     auth: { scope: 'prepare' },
     doc: {
       operationId: 'preparePositionDock',
-      summary: 'Prepare the unsigned dock (close) of a position',
-      tags: ['Positions'],
       params: positionIdParam,
       query: z.object(simulateQuery),
       response: positionActionBody,
-      errors: [
-        'INVALID_PARAMETER',
-        'NOT_FOUND',
-        'UNPROCESSABLE',
-        'UNSUPPORTED_CHAIN',
-        'UPSTREAM_UNAVAILABLE',
-        'UPSTREAM_TIMEOUT',
-      ],
-      errorExamples: {
-        UNPROCESSABLE: {
-          message: 'Position 0x5f… cannot be docked: it is already docked.',
-          issues: [{ type: 'POSITION_NOT_ACTIVE', expected: 'shipped', actual: 'it is already docked.' }],
-        },
-      },
-      example: example(
-        'dock',
-        '0x1111113ccf1426a8e30e2bff5e005d929bf6a90a',
-        '0x28defc17000000000000000000000000111111338c5091e8440b67b168bae16a668ac0de',
-      ),
     },
     async handle(ctx) {
       const positionId = parsePositionId(ctx.req.params.positionId);

@@ -71,20 +71,13 @@ export const positionExportRoutes: RestRoute[] = [
     auth: { scope: null },
     doc: {
       operationId: 'exportPositions',
-      summary: 'Export every position of the key (CSV or NDJSON)',
       descriptionValues: { CSV_COLUMNS: CSV_COLUMNS.map((c) => `\`${c}\``).join(', ') },
-      tags: ['Positions'],
       query: exportQuery,
       response: positionCsv,
       responseTypes: { 'text/csv': positionCsv, 'application/x-ndjson': listedPosition },
       responseHeaders: {
         'Content-Disposition': {},
         'Cache-Control': {},
-      },
-      errors: ['INVALID_PARAMETER', 'UNSUPPORTED_CHAIN', 'RATE_LIMITED', 'UPSTREAM_UNAVAILABLE'],
-      errorExamples: {
-        INVALID_PARAMETER: { message: 'format must be one of csv, ndjson.', parameter: 'format' },
-        RATE_LIMITED: { message: 'At most 2 exports of one key run at once; retry when one has ended.' },
       },
     },
     async handle(ctx) {
@@ -154,19 +147,10 @@ export const positionListRoutes: RestRoute[] = [
     auth: { scope: null },
     doc: {
       operationId: 'listPositions',
-      summary: 'The positions this key prepared',
       descriptionValues: { POSITIONS_MAX_LIMIT, POSITIONS_DEFAULT_LIMIT },
-      tags: ['Positions'],
       query: listQuery,
       response: positionListBody,
       responseHeaders: { 'Cache-Control': {} },
-      errors: ['INVALID_PARAMETER', 'UNSUPPORTED_CHAIN'],
-      errorExamples: {
-        INVALID_PARAMETER: {
-          message: 'cursor is not one this service issued; start again without it.',
-          parameter: 'cursor',
-        },
-      },
     },
     async handle(ctx) {
       const { limit = POSITIONS_DEFAULT_LIMIT, cursor = null, ...given } = queryOf(ctx, listQuery);

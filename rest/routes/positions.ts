@@ -44,8 +44,6 @@ export const positionRoutes: RestRoute[] = [
     body: true,
     doc: {
       operationId: 'preparePosition',
-      summary: 'Prepare the unsigned transactions of a new position',
-      tags: ['Positions'],
       headers: z.object({
         'Idempotency-Key': z
           .string()
@@ -58,35 +56,7 @@ export const positionRoutes: RestRoute[] = [
       }),
       query: z.object(simulateQuery),
       body: positionRequest,
-      bodyExample: {
-        chain: 'base',
-        wallet: '0x1111111111111111111111111111111111111111',
-        deposits: [
-          { symbol: 'USDC', amount: '1000000000' },
-          { symbol: 'USDT', amount: '1000000000' },
-        ],
-        makerFeeBps: 30000,
-        includeApprovals: true,
-        checkBalances: true,
-        metadata: { orderRef: 'acme-42' },
-      },
       response: preparedBody,
-      errors: ['INVALID_PARAMETER', 'UNSUPPORTED_CHAIN', 'UNPROCESSABLE', 'UPSTREAM_TIMEOUT'],
-      errorExamples: {
-        INVALID_PARAMETER: {
-          message: 'deposits[1].amount: must be greater than 0: both sides of the position need a balance.',
-          parameter: 'deposits[1].amount',
-        },
-        FORBIDDEN: {
-          message: 'A test key may only prepare on test networks; "base" is a live chain.',
-          parameter: 'chain',
-        },
-        UNPROCESSABLE: {
-          message: 'Token "WETH" is not supported on chain "base". Supported: USDC, USDT, EURC.',
-          parameter: 'deposits[0].symbol',
-          issues: [{ type: 'UNSUPPORTED_TOKEN', expected: 'USDC, USDT, EURC', actual: 'WETH' }],
-        },
-      },
     },
     async handle(ctx) {
       const idempotencyKey = parseIdempotencyKey(ctx.req.headers['idempotency-key']);
@@ -107,8 +77,6 @@ export const positionRoutes: RestRoute[] = [
     auth: { scope: null },
     doc: {
       operationId: 'getPosition',
-      summary: 'What the service has observed of a position',
-      tags: ['Positions'],
       params: z.object({
         positionId: z
           .string()
@@ -119,13 +87,6 @@ export const positionRoutes: RestRoute[] = [
       }),
       response: positionStatusBody,
       responseHeaders: { 'Cache-Control': {} },
-      errors: ['INVALID_PARAMETER', 'NOT_FOUND', 'UPSTREAM_UNAVAILABLE', 'UPSTREAM_TIMEOUT'],
-      errorExamples: {
-        INVALID_PARAMETER: {
-          message: 'positionId must match ^0x[0-9a-fA-F]{64}$ (the strategyHash of the prepare call).',
-          parameter: 'positionId',
-        },
-      },
     },
     async handle(ctx) {
       const positionId = parsePositionId(ctx.req.params.positionId);

@@ -57,8 +57,6 @@ export const quoteRoutes: RestRoute[] = [
     doc: {
       operationId: 'getQuote',
       descriptionValues: { DEFAULT_QUOTE_CHAIN },
-      summary: 'An indicative quote against one live strategy',
-      tags: ['Quotes'],
       query: z.object({
         hash: parameters.hash.meta({
           examples: ['0x5f1c3a0e1b6b0f7f2d86d8e3d1c2a0f9c3b4e5d6a7b8c9d0e1f2a3b4c5d6e7f8'],
@@ -72,25 +70,6 @@ export const quoteRoutes: RestRoute[] = [
         direction: parameters.direction.default('aToB'),
       }),
       response: quoteBody,
-      errors: [
-        'INVALID_PARAMETER',
-        'NOT_FOUND',
-        'UNSUPPORTED_CHAIN',
-        'UNPROCESSABLE',
-        'UPSTREAM_UNAVAILABLE',
-        'UPSTREAM_TIMEOUT',
-      ],
-      errorExamples: {
-        INVALID_PARAMETER: { message: 'amount is required.', parameter: 'amount' },
-        NOT_FOUND: {
-          message:
-            'No strategy 0x5f1c3a0e1b6b0f7f2d86d8e3d1c2a0f9c3b4e5d6a7b8c9d0e1f2a3b4c5d6e7f8 on chain "base".',
-        },
-        UNPROCESSABLE: {
-          message:
-            'Quotes are simulated only for USDC/USDT strategies of the verified router; this one trades EURC/USDC.',
-        },
-      },
     },
     async handle(ctx) {
       const hash = param(ctx, 'hash', true)!;

@@ -25,8 +25,6 @@ export const rebalanceRoutes: RestRoute[] = [
     body: true,
     doc: {
       operationId: 'rebalancePosition',
-      summary: 'Prepare one bundle that docks a position and opens its replacement',
-      tags: ['Positions'],
       params: z.object({
         positionId: z
           .string()
@@ -42,24 +40,7 @@ export const rebalanceRoutes: RestRoute[] = [
       }),
       query: z.object(simulateQuery),
       body: positionRequest,
-      bodyExample: {
-        chain: 'base',
-        wallet: '0x1111111111111111111111111111111111111111',
-        deposits: [
-          { symbol: 'USDC', amount: '2000000000' },
-          { symbol: 'USDT', amount: '2000000000' },
-        ],
-        strategy: { kind: 'concentrated', priceRange: { min: '0.995', max: '1.005' } },
-      },
       response: rebalancedBody,
-      errors: ['INVALID_PARAMETER', 'NOT_FOUND', 'UNSUPPORTED_CHAIN', 'UNPROCESSABLE', 'UPSTREAM_TIMEOUT'],
-      errorExamples: {
-        UNPROCESSABLE: {
-          message:
-            'Position 0x5f1c3a0e1b6b0f7f2d86d8e3d1c2a0f9c3b4e5d6a7b8c9d0e1f2a3b4c5d6e7f8 cannot be rebalanced: it is already docked.',
-          issues: [{ type: 'POSITION_NOT_ACTIVE', expected: 'shipped', actual: 'it is already docked.' }],
-        },
-      },
     },
     async handle(ctx) {
       const positionId = parsePositionId(ctx.req.params.positionId);

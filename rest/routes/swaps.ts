@@ -23,33 +23,11 @@ export const swapRoutes: RestRoute[] = [
     body: true,
     doc: {
       operationId: 'prepareSwap',
-      summary: "Prepare a taker's swap against one live strategy",
-      tags: ['Swaps'],
       // Inline, as every request body: a generated client types a component's defaulted member as
       // always present (it cannot tell a request from a response), so slippageBps would be required.
       query: z.object(simulateQuery),
       body: swapRequestSchema,
-      bodyExample: {
-        chain: 'base',
-        hash: `0x${'5f'.repeat(32)}`,
-        wallet: '0x2222222222222222222222222222222222222222',
-        amount: '1000000',
-        direction: 'aToB',
-        slippageBps: 50,
-        deadlineSeconds: 600,
-      },
       response: preparedSwapBody,
-      errors: [
-        'INVALID_PARAMETER',
-        'NOT_FOUND',
-        'UNSUPPORTED_CHAIN',
-        'UNPROCESSABLE',
-        'UPSTREAM_UNAVAILABLE',
-        'UPSTREAM_TIMEOUT',
-      ],
-      errorExamples: {
-        INVALID_PARAMETER: { message: 'slippageBps: must be at most 5000.', parameter: 'slippageBps' },
-      },
     },
     async handle(ctx) {
       const { simulate: inBody, ...request } = parseSwapRequest(ctx.req.body);

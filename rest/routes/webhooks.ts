@@ -32,7 +32,6 @@ import {
  * replays. Any valid key; every method counts in the `webhooks` bucket, per key. The GraphQL model
  * (schema/webhook.ts) decides; here the path, query and body are checked and the bodies shaped.
  */
-const TAG = ['Webhooks'];
 const NO_STORE = { 'Cache-Control': 'no-store' };
 
 /** Every answer of these paths: the read envelope, never stored (two of them carry a secret). */
@@ -77,22 +76,9 @@ export const webhookRoutes: RestRoute[] = [
     body: true,
     doc: {
       operationId: 'createWebhook',
-      summary: 'Register a webhook endpoint',
       descriptionValues: { MAX_WEBHOOKS_PER_KEY },
-      tags: TAG,
       body: webhookRequest,
-      bodyExample: {
-        url: 'https://hooks.example.org/liquidity',
-        events: ['position.shipped', 'position.filled'],
-      },
       response: webhookCreatedBody,
-      errors: ['INVALID_PARAMETER', 'UNPROCESSABLE'],
-      errorExamples: {
-        INVALID_PARAMETER: {
-          message: 'url must not resolve to a private, loopback or link-local address (10.0.0.5 is private).',
-          parameter: 'url',
-        },
-      },
     },
     async handle(ctx) {
       const input = parseRequest(ctx);
@@ -107,10 +93,7 @@ export const webhookRoutes: RestRoute[] = [
     auth: { scope: null },
     doc: {
       operationId: 'listWebhooks',
-      summary: 'The webhook endpoints of this key',
-      tags: TAG,
       response: webhookListBody,
-      errors: [],
     },
     async handle(ctx) {
       const { webhooks } = await ctx.operations.run(WebhooksDocument, {}, ctx.graphql());
@@ -124,11 +107,8 @@ export const webhookRoutes: RestRoute[] = [
     auth: { scope: null },
     doc: {
       operationId: 'getWebhook',
-      summary: 'One webhook endpoint of this key',
-      tags: TAG,
       params: webhookParams,
       response: webhookBody,
-      errors: ['INVALID_PARAMETER', 'NOT_FOUND'],
     },
     async handle(ctx) {
       const { webhook } = await ctx.operations.run(
@@ -146,11 +126,8 @@ export const webhookRoutes: RestRoute[] = [
     auth: { scope: null },
     doc: {
       operationId: 'deleteWebhook',
-      summary: 'Delete a webhook endpoint',
-      tags: TAG,
       params: webhookParams,
       response: webhookDeletedBody,
-      errors: ['INVALID_PARAMETER', 'NOT_FOUND'],
     },
     async handle(ctx) {
       const webhookId = webhookIdOf(ctx);
@@ -165,11 +142,8 @@ export const webhookRoutes: RestRoute[] = [
     auth: { scope: null },
     doc: {
       operationId: 'rotateWebhookSecret',
-      summary: 'Rotate the signing secret',
-      tags: TAG,
       params: webhookParams,
       response: webhookCreatedBody,
-      errors: ['INVALID_PARAMETER', 'NOT_FOUND'],
     },
     async handle(ctx) {
       const { rotateWebhookSecret } = await ctx.operations.run(
@@ -187,13 +161,10 @@ export const webhookRoutes: RestRoute[] = [
     auth: { scope: null },
     doc: {
       operationId: 'listWebhookDeliveries',
-      summary: 'Deliveries of an endpoint, with every attempt',
       descriptionValues: { DELIVERIES_MAX_LIMIT, DELIVERIES_DEFAULT_LIMIT },
-      tags: TAG,
       params: webhookParams,
       query: deliveriesQuery,
       response: webhookDeliveriesBody,
-      errors: ['INVALID_PARAMETER', 'NOT_FOUND'],
     },
     async handle(ctx) {
       const { limit = DELIVERIES_DEFAULT_LIMIT, cursor = null } = queryOf(ctx, deliveriesQuery);
@@ -216,11 +187,8 @@ export const webhookRoutes: RestRoute[] = [
     auth: { scope: null },
     doc: {
       operationId: 'replayWebhookDelivery',
-      summary: 'Send a delivery again',
-      tags: TAG,
       params: deliveryParams,
       response: webhookDeliveryBody,
-      errors: ['INVALID_PARAMETER', 'NOT_FOUND'],
     },
     async handle(ctx) {
       const { replayWebhookDelivery } = await ctx.operations.run(

@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { DEFAULT_LIMIT, MAX_LIMIT } from '../../resolvers/catalogue/params.js';
-import { operationDescriptions } from '../../rest/openapi/descriptions.js';
+import { operationDescriptions, operationDocs } from '../../rest/openapi/descriptions.js';
 import { buildOpenApi } from '../../rest/openapi.js';
 import { routes } from '../../rest/routes/index.js';
 
@@ -19,9 +19,10 @@ describe('the operations described in docs/api', () => {
     const described = operationDescriptions();
     expect([...described.keys()].sort()).toEqual(documented.map((r) => r.doc!.operationId).sort());
     for (const route of documented) {
-      const file = `${route.doc!.tags[0]!.toLowerCase()}.md`;
+      const { tag, summary } = operationDocs(route.doc!.operationId, route.doc!.descriptionValues);
+      const file = `${tag.toLowerCase()}.md`;
       expect(readFileSync(new URL(file, API_DOCS), 'utf8'), route.doc!.operationId).toContain(
-        `## ${route.doc!.operationId}\n`,
+        `## ${route.doc!.operationId}: ${summary}\n`,
       );
     }
   });
