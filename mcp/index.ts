@@ -1,10 +1,10 @@
 /** /mcp on the app: its tools and resources derived, once and on first use, from the OpenAPI document. */
 import type express from 'express';
+import type { OpenApiDocument } from '../contract/openapi.js';
 import type { MountHooks } from '../rest/app.js';
 import { onlyMethods } from '../rest/conventions.js';
 import { packageVersion } from '../rest/docs.js';
 import type { Guide } from '../rest/guides.js';
-import type { OpenApiDocument } from '../rest/openapi.js';
 import { mcpResources } from './resources.js';
 import { serveMcp } from './server.js';
 import { mcpTools } from './tools.js';

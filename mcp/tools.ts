@@ -4,7 +4,7 @@
  * its parameters and body. Nothing is described again here but which operations are tools and the
  * one sentence every prepare tool adds.
  */
-import type { JsonSchema, OpenApiDocument } from '../rest/openapi.js';
+import type { JsonSchema, OpenApiDocument } from '../contract/openapi.js';
 
 /** Reads anyone may call; the catalogue's read buckets count them. */
 const READS = [

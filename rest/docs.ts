@@ -4,17 +4,17 @@ import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type express from 'express';
 import type { NextFunction, Request, Response } from 'express';
+import { operationDescriptions, tagDescriptions } from '../contract/openapi/descriptions.js';
+import { buildOpenApi, errorExample, type OpenApiDocument } from '../contract/openapi.js';
+import { ERROR_DOCS } from '../contract/schemas/common.js';
 import { ApiError, ERROR_CODE_LIST, ERROR_CODES, type ErrorCode } from '../lib/errors.js';
 import { type Asset, asset, escapeHtml, inlineCode, page, STYLE, send } from './docsPage.js';
 import { type Guide, mountGuides } from './guides.js';
-import { operationDescriptions, tagDescriptions } from './openapi/descriptions.js';
-import { buildOpenApi, errorExample, type OpenApiDocument } from './openapi.js';
 import type { RestRoute } from './route.js';
-import { ERROR_DOCS } from './schemas/common.js';
 
 /**
  * The published contract, outside the rate-limit buckets (createApp's `mount`):
- *   GET /openapi.json          the OpenAPI 3.1 document (rest/openapi.ts), built once (first use)
+ *   GET /openapi.json          the OpenAPI 3.1 document (contract/openapi.ts), built once (first use)
  *   GET /docs                  Swagger UI (swagger-ui-dist from node_modules, same origin, no CDN)
  *   GET /docs/errors           the error codes
  *   GET /docs/errors/{CODE}    one page per code: what every `error.documentation` link points to;

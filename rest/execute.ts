@@ -15,7 +15,7 @@ type Persisted<R, V> = TypedDocumentNode<R, V> & { __meta__?: { hash?: string } 
  * hash. What is compiled is the document as written in rest/operations (codegen's typed document),
  * not the manifest's normalised text, whose selections are sorted: a result's fields come in the
  * order the operation selects them, which is the order its REST body documents
- * (rest/openapi/fromSelection.ts). Compiled, an operation runs its resolvers without graphql-js's walk of the document per
+ * (contract/openapi/fromSelection.ts). Compiled, an operation runs its resolvers without graphql-js's walk of the document per
  * request (field collection, argument and variable coercion, completion of every field by type): a
  * prepare's ~150 fields cost a few percent of its CPU that way. Only the
  * manifest's documents are compiled, never a client's text; /graphql keeps graphql-js. Enum values

@@ -1,11 +1,11 @@
 import type express from 'express';
+import { operationDocs } from '../contract/openapi/descriptions.js';
+import { openApiPath } from '../contract/openapi.js';
+import { ERROR_DOCS } from '../contract/schemas/common.js';
 import { BUCKET_LIMITS, WINDOW_SECONDS } from '../lib/buckets.js';
 import { ERROR_CODE_LIST, ERROR_CODES } from '../lib/errors.js';
 import { type Guide, guidePath } from './guides.js';
-import { operationDocs } from './openapi/descriptions.js';
-import { openApiPath } from './openapi.js';
 import type { RestRoute } from './route.js';
-import { ERROR_DOCS } from './schemas/common.js';
 
 /**
  * GET /llms.txt (the llms.txt convention: a Markdown page for language models and the people who

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { publishAsInteger } from '../contract/openapi/integers.js';
 import { ApiError } from '../lib/errors.js';
 
 /**
@@ -14,9 +15,6 @@ export const queryText = (name: string, max?: number) => {
   return max === undefined ? text : text.max(max, `${name} must be at most ${max} characters.`);
 };
 
-/** The bounds of each integer query value, for the documents (`integerQueryOverride`). */
-const INTEGERS = new WeakMap<z.ZodType, { minimum: number; maximum: number }>();
-
 /** An integer from `minimum` to `maximum`, written in decimal; parsed to a number. */
 export function queryInteger(name: string, minimum: number, maximum: number, examples?: number[]) {
   const message = `${name} must be an integer from ${minimum} to ${maximum}.`;
@@ -26,20 +24,8 @@ export function queryInteger(name: string, minimum: number, maximum: number, exa
     .transform(Number)
     .refine((n) => n >= minimum && n <= maximum, message);
   const schema = examples ? parsed.meta({ examples }) : parsed;
-  INTEGERS.set(schema, { minimum, maximum });
+  publishAsInteger(schema, { minimum, maximum });
   return schema;
-}
-
-/**
- * For zod's JSON Schema converter: an integer query value is published as the integer it is (a
- * generated client sends `limit: 5`), not as the digits the parser reads.
- */
-export function integerQueryOverride(ctx: { zodSchema: unknown; jsonSchema: Record<string, unknown> }) {
-  const bounds = INTEGERS.get(ctx.zodSchema as z.ZodType);
-  if (!bounds) return;
-  for (const key of ['type', 'pattern', 'minLength', 'maxLength', 'format', 'anyOf', 'allOf'])
-    delete ctx.jsonSchema[key];
-  Object.assign(ctx.jsonSchema, { type: 'integer', ...bounds });
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
 import type { z } from 'zod';
-import type { Bucket } from '../lib/buckets.js';
+import type { DocumentedRoute } from '../contract/openapi/types.js';
 import { ApiError } from '../lib/errors.js';
 import type { Services } from '../lib/services.js';
 import type { AuthenticatedKey } from '../resolvers/apiKeys.js';
@@ -40,49 +40,11 @@ export interface RouteResult {
   streamed?: boolean;
 }
 
-export interface RestRoute {
-  method: 'GET' | 'POST' | 'DELETE';
-  /** An express 5 path, e.g. `/api/stats` or `/v1/positions/:positionId`. */
-  path: string;
-  bucket: Bucket;
+/** A documented route (contract/openapi/types.ts) and what answers it. */
+export interface RestRoute extends DocumentedRoute {
   /** A limit other than the bucket's for this path alone (the conventions bench mounts one). */
   limit?: number;
-  /** Key-protected paths: the scope needed (null: any valid key); their bucket counts per key. */
-  auth?: { scope: string | null };
-  /** POST bodies: JSON, bounded by BODY_LIMIT_BYTES. */
-  body?: boolean;
-  /** The published contract of the path (rest/openapi.ts); every route of `routes` has one (openapi:check). */
-  doc?: RouteDoc;
   handle(ctx: RouteContext): Promise<RouteResult>;
-}
-
-/**
- * What the published document (rest/openapi.ts) takes from the route itself: its identity, the zod
- * objects it validates with (so the document cannot drift from the code) and the bounds its prose
- * quotes. Everything said of it in words (summary, tag, description, parameters, errors, examples) is
- * its section of docs/api/<tag>.md (rest/openapi/descriptions.ts). What the conventions add is derived
- * from the route: the bearer scheme and 401/403 from `auth`, 400 BAD_REQUEST from `body`, and on every
- * route 405, 429, 500 and the X-Request-Id and RateLimit-* headers.
- */
-export interface RouteDoc {
-  /** Unique, URL-safe, e.g. `getStats`: its section of docs/api is `## getStats: <summary>`. */
-  operationId: string;
-  /** The values of the `{{NAME}}` placeholders of its section: the bounds it enforces. */
-  descriptionValues?: Record<string, string | number>;
-  /** Query parameters: one per property. */
-  query?: z.ZodObject;
-  /** Path parameters: one per `:name` of `path`. */
-  params?: z.ZodObject;
-  /** Request headers the route reads (Authorization comes from `auth`). */
-  headers?: z.ZodObject;
-  /** The JSON request body. */
-  body?: z.ZodType;
-  /** The 200 body. */
-  response: z.ZodType;
-  /** A 200 that is not JSON (a streamed export): its media types and what each carries, instead of `response`. */
-  responseTypes?: Record<string, z.ZodType>;
-  /** Headers of the 200 response beyond the conventions' ones. */
-  responseHeaders?: Record<string, { schema?: z.ZodType }>;
 }
 
 /** `{ data, meta }` of SPEC §1.4 with the meta every read carries. */

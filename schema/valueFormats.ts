@@ -2,7 +2,7 @@
  * What a field's values look like beyond their GraphQL type (an address is a String, a count an Int).
  * A field says it in its `extensions` (`extensions: as('address')`); the graph does not change, and the
  * REST facade publishes it as the JSON Schema pattern or bound of its documents
- * (rest/openapi/fromSelection.ts).
+ * (contract/openapi/fromSelection.ts).
  */
 export const VALUE_FORMATS = [
   /** 0x and 40 hex characters. */

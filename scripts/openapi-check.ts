@@ -7,8 +7,8 @@
  * Exit code 1 on any problem. `--print` writes the document to stdout instead.
  */
 import { createConfig, lintFromString } from '@redocly/openapi-core';
-import { buildOpenApi, openApiPath, undocumentedRoutes } from '../rest/openapi.js';
-import { exampleProblems } from '../rest/openapiValidator.js';
+import { buildOpenApi, openApiPath, undocumentedRoutes } from '../contract/openapi.js';
+import { exampleProblems } from '../contract/openapiValidator.js';
 import { routes } from '../rest/routes/index.js';
 
 const PUBLIC_URL = 'https://liquidity.example.org';

@@ -6,7 +6,7 @@
  * otherwise. Write `before.json` with `npm run openapi:print > before.json` on the commit to compare with.
  */
 import { readFileSync } from 'node:fs';
-import { buildOpenApi } from '../rest/openapi.js';
+import { buildOpenApi } from '../contract/openapi.js';
 import { routes } from '../rest/routes/index.js';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };

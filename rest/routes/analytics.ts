@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { makerBody, strategyActivityBody } from '../../contract/schemas/analytics.js';
 import { ApiError } from '../../lib/errors.js';
 import { DEFAULT_LIMIT, MAX_LIMIT } from '../../resolvers/catalogue/params.js';
 import { nextCursorOf, REST_PAGING_NAMES } from '../../resolvers/connection.js';
@@ -15,7 +16,6 @@ import {
 } from '../parameters.js';
 import { queryText } from '../queryValues.js';
 import { type RestRoute, readBody } from '../route.js';
-import { makerBody, strategyActivityBody } from '../schemas/analytics.js';
 
 /**
  * The analytics read paths, additive to SPEC §9, each one persisted operation:

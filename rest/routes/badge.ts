@@ -1,10 +1,10 @@
 import { z } from 'zod';
+import { badgeBody } from '../../contract/schemas/badge.js';
 import { ApiError, isApiError } from '../../lib/errors.js';
 import { BADGE_LABELS, BADGE_METRICS } from '../../resolvers/catalogue/badge.js';
 import { BadgeDocument } from '../generated/graphql.js';
 import { responseCacheFor } from '../responseCache.js';
 import type { RestRoute } from '../route.js';
-import { badgeBody } from '../schemas/badge.js';
 import { STATS_CACHE_SECONDS } from './catalogueData.js';
 
 /**

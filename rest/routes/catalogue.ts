@@ -1,4 +1,10 @@
 import { z } from 'zod';
+import {
+  chainsBody,
+  statsBody,
+  strategiesBody,
+  strategyDetailBody,
+} from '../../contract/schemas/catalogue.js';
 import { ApiError } from '../../lib/errors.js';
 import { listStrategies, type StrategyConnection } from '../../resolvers/catalogue/list.js';
 import { DEFAULT_LIMIT, MAX_LIMIT, PROGRAM_KINDS, STRATEGY_SORTS } from '../../resolvers/catalogue/params.js';
@@ -18,7 +24,6 @@ import {
 import { queryText } from '../queryValues.js';
 import { responseCacheFor, serialisedReadBody } from '../responseCache.js';
 import { queryParam, type RestRoute, type RouteContext, type RouteResult, readBody } from '../route.js';
-import { chainsBody, statsBody, strategiesBody, strategyDetailBody } from '../schemas/catalogue.js';
 import { chainsData, STATS_KEY, statsData, strategyDetail, strategyDetailData } from './catalogueData.js';
 
 /**

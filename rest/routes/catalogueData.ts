@@ -99,7 +99,7 @@ export async function strategyDetail(ctx: RouteContext, hash: string, chain: str
       'hash',
     );
   }
-  // `decoded` in its documented place, right after the shipped bytes it renders (rest/schemas/catalogue.ts).
+  // `decoded` in its documented place, right after the shipped bytes it renders (contract/schemas/catalogue.ts).
   const detail: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(strategy)) {
     detail[key] = value;

@@ -1,9 +1,9 @@
 import { z } from 'zod';
+import { catalogueEventMessage } from '../../contract/schemas/events.js';
 import { ApiError } from '../../lib/errors.js';
 import { clientId } from '../conventions.js';
 import { RETRY_MS } from '../eventHub.js';
 import type { RestRoute, RouteContext } from '../route.js';
-import { catalogueEventMessage } from '../schemas/events.js';
 
 /** An event id: what the stream's `id:` lines carry. */
 const EVENT_ID = /^[0-9]{1,15}$/;

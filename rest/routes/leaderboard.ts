@@ -1,10 +1,10 @@
 import { z } from 'zod';
+import { makerLeaderboardBody } from '../../contract/schemas/analytics.js';
 import { DEFAULT_LIMIT, MAX_LIMIT } from '../../resolvers/catalogue/params.js';
 import { nextCursorOf, REST_PAGING_NAMES } from '../../resolvers/connection.js';
 import { MakerLeaderboardDocument } from '../generated/graphql.js';
 import { chainKey, pageCursor, pageLimit, queryOf, variableEnum } from '../parameters.js';
 import { type RestRoute, readBody } from '../route.js';
-import { makerLeaderboardBody } from '../schemas/analytics.js';
 
 /**
  * GET /api/makers?sort=apy|volume|fees|tvl&period=1d|7d|30d&chain=&limit=&cursor= — the makers

@@ -1,10 +1,10 @@
 import { z } from 'zod';
+import { balancesBody, pilotBody } from '../../contract/schemas/demo.js';
 import { ApiError } from '../../lib/errors.js';
 import { MAX_BALANCE_ADDRESSES, parseAddressList } from '../../resolvers/balances.js';
 import { DemoBalancesDocument, PilotDocument } from '../generated/graphql.js';
 import { type RestRoute, readBody } from '../route.js';
 import { requireOperatorOrigin } from '../sameOrigin.js';
-import { balancesBody, pilotBody } from '../schemas/demo.js';
 
 /** The documented form of `addresses` (addressesParameter and parseAddressList decide). */
 const ADDRESS = '\\s*0x[0-9a-fA-F]{40}\\s*';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { positionActionBody } from '../../contract/schemas/positions.js';
 import { PREPARE_NOTE } from '../../resolvers/positions/index.js';
 import { POSITION_ID_PATTERN, parsePositionId } from '../../resolvers/positions/request.js';
 import {
@@ -8,7 +9,6 @@ import {
 } from '../generated/graphql.js';
 import { queryOf } from '../parameters.js';
 import { type RestRoute, type RouteContext, readBody } from '../route.js';
-import { positionActionBody } from '../schemas/positions.js';
 import { simulateOf, simulateQuery, withoutNull } from '../simulate.js';
 
 /**

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { listedPosition, positionCsv, positionListBody } from '../../contract/schemas/positionList.js';
 import { nextCursorOf, REST_PAGING_NAMES } from '../../resolvers/connection.js';
 import {
   eachPosition,
@@ -21,7 +22,6 @@ import {
 } from '../positionExport.js';
 import { queryText } from '../queryValues.js';
 import { type RestRoute, type RouteContext, readBody } from '../route.js';
-import { listedPosition, positionCsv, positionListBody } from '../schemas/positionList.js';
 
 /**
  * GET /v1/positions and GET /v1/positions/export: the calling key's positions, listed through

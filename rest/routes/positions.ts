@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { positionRequest, positionStatusBody, preparedBody } from '../../contract/schemas/positions.js';
 import { PREPARE_NOTE } from '../../resolvers/positions/index.js';
 import {
   POSITION_ID_PATTERN,
@@ -13,7 +14,6 @@ import {
   PreparePositionDocument,
 } from '../generated/graphql.js';
 import { type RestRoute, type RouteContext, readBody } from '../route.js';
-import { positionRequest, positionStatusBody, preparedBody } from '../schemas/positions.js';
 import { simulateOf, simulateQuery, withoutNull } from '../simulate.js';
 
 /**

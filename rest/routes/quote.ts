@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { quoteBody } from '../../contract/schemas/quote.js';
 import {
   DEFAULT_QUOTE_CHAIN,
   HASH_PATTERN,
@@ -8,7 +9,6 @@ import {
 import { QuoteDocument } from '../generated/graphql.js';
 import { queryText } from '../queryValues.js';
 import { queryParam, type RestRoute, type RouteContext, readBody } from '../route.js';
-import { quoteBody } from '../schemas/quote.js';
 
 /**
  * GET /api/quote (SPEC §4.4). Parameters: hash (required), amount (required, base units), direction

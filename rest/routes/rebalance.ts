@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { positionRequest, rebalancedBody } from '../../contract/schemas/positions.js';
 import {
   POSITION_ID_PATTERN,
   parseIdempotencyKey,
@@ -8,7 +9,6 @@ import {
 } from '../../resolvers/positions/request.js';
 import { RebalancePositionDocument } from '../generated/graphql.js';
 import type { RestRoute } from '../route.js';
-import { positionRequest, rebalancedBody } from '../schemas/positions.js';
 import { simulateOf, simulateQuery } from '../simulate.js';
 import { preparedAnswer } from './positions.js';
 

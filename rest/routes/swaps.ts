@@ -1,9 +1,9 @@
 import { z } from 'zod';
+import { preparedSwapBody, swapRequestSchema } from '../../contract/schemas/swaps.js';
 import { parseJsonBody } from '../../lib/jsonBody.js';
 import { PREPARE_NOTE } from '../../resolvers/positions/index.js';
 import { PrepareSwapDocument } from '../generated/graphql.js';
 import { type RestRoute, readBody } from '../route.js';
-import { preparedSwapBody, swapRequestSchema } from '../schemas/swaps.js';
 import { simulateOf, simulateQuery, withoutNull } from '../simulate.js';
 
 /** The body of POST /v1/swaps; the first problem is a 400 INVALID_PARAMETER naming its field. */

@@ -1,4 +1,14 @@
 import { z } from 'zod';
+import { deliveryIdValue, webhookIdValue } from '../../contract/schemas/common.js';
+import {
+  webhookBody,
+  webhookCreatedBody,
+  webhookDeletedBody,
+  webhookDeliveriesBody,
+  webhookDeliveryBody,
+  webhookListBody,
+  webhookRequest,
+} from '../../contract/schemas/webhooks.js';
 import type { WebhookEvent } from '../../domain/positionEvents.js';
 import { ApiError } from '../../lib/errors.js';
 import { nextCursorOf, REST_PAGING_NAMES } from '../../resolvers/connection.js';
@@ -16,16 +26,6 @@ import {
 import { pageLimit, queryOf } from '../parameters.js';
 import { queryText } from '../queryValues.js';
 import { type RestRoute, type RouteContext, readBody } from '../route.js';
-import { deliveryIdValue, webhookIdValue } from '../schemas/common.js';
-import {
-  webhookBody,
-  webhookCreatedBody,
-  webhookDeletedBody,
-  webhookDeliveriesBody,
-  webhookDeliveryBody,
-  webhookListBody,
-  webhookRequest,
-} from '../schemas/webhooks.js';
 
 /**
  * /v1/webhooks…: a key's webhook endpoints (Standard Webhooks), their deliveries and

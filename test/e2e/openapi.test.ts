@@ -1,5 +1,5 @@
 /**
- * The published contract against the live service: /openapi.json is the document rest/openapi.ts
+ * The published contract against the live service: /openapi.json is the document contract/openapi.ts
  * generates; every endpoint's live responses (success and every error status the suite can provoke)
  * match it, headers included, strictly (no undocumented field); every `error.documentation` link and
  * every code's page resolve; /docs renders in Chromium from same-origin files only.
@@ -20,15 +20,15 @@ import { type Browser, chromium } from 'playwright-core';
 import { type Address, getAddress } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { shipCalldata } from '../../chain/calldata.js';
+import { buildOpenApi, type OpenApiDocument, openApiPath } from '../../contract/openapi.js';
+import { OpenApiValidator } from '../../contract/openapiValidator.js';
+import { errorEnvelope } from '../../contract/schemas/common.js';
 import type { Devnet } from '../../devnet/devnet.js';
 import { buildStrategy, type LiveStrategy, units } from '../../devnet/strategies.js';
 import { devnetRpc, sendAndWait } from '../../devnet/wallet.js';
 import type { ChainConfig } from '../../lib/config.js';
 import { ERROR_CODE_LIST, ERROR_CODES } from '../../lib/errors.js';
-import { buildOpenApi, type OpenApiDocument, openApiPath } from '../../rest/openapi.js';
-import { OpenApiValidator } from '../../rest/openapiValidator.js';
 import { routes } from '../../rest/routes/index.js';
-import { errorEnvelope } from '../../rest/schemas/common.js';
 import { contractProblems } from '../helpers/contract.js';
 import { startSeededDevnet } from '../helpers/devnetSnapshot.js';
 import { eventually } from '../helpers/load.js';

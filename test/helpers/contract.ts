@@ -1,11 +1,11 @@
 import { expect } from 'vitest';
-import { buildOpenApi, type OpenApiDocument } from '../../rest/openapi.js';
-import { OpenApiValidator, type ResponseLike } from '../../rest/openapiValidator.js';
+import { buildOpenApi, type OpenApiDocument } from '../../contract/openapi.js';
+import { OpenApiValidator, type ResponseLike } from '../../contract/openapiValidator.js';
 import { routes } from '../../rest/routes/index.js';
 
 /**
  * The contract hook for e2e suites: checks a live response (status, headers, JSON body) against the
- * OpenAPI document the service publishes (rest/openapi.ts), strictly: a field the document does not
+ * OpenAPI document the service publishes (contract/openapi.ts), strictly: a field the document does not
  * name fails too, so a body cannot drift from its documentation unnoticed.
  *
  *   const res = await svc.get('/api/stats');

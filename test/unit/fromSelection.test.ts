@@ -1,13 +1,13 @@
 /**
  * The published schema of a body is derived from the operation that answers it
- * (rest/openapi/fromSelection.ts): what a selection says is what the document says.
+ * (contract/openapi/fromSelection.ts): what a selection says is what the document says.
  */
 import { parse } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { operationSchema } from '../../contract/openapi/fromSelection.js';
+import { strategyDetail } from '../../contract/schemas/catalogue.js';
 import { StrategyDetailDocument } from '../../rest/generated/graphql.js';
-import { operationSchema } from '../../rest/openapi/fromSelection.js';
-import { strategyDetail } from '../../rest/schemas/catalogue.js';
 
 type Json = Record<string, unknown>;
 const json = (schema: z.ZodType) => z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Json;

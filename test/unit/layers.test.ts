@@ -20,9 +20,11 @@ const RANK: Record<string, number> = {
   delivery: 4,
   resolvers: 5,
   schema: 6,
-  rest: 7,
+  // The published contract: the OpenAPI document derived from the operations and docs/api.
+  contract: 7,
+  rest: 8,
   // The agents' surface: tools derived from the REST facade's published document, run through it.
-  mcp: 8,
+  mcp: 9,
 };
 
 /** Upward imports that are so on purpose, each with its reason in a comment at the import. */
@@ -65,7 +67,10 @@ const files = Object.keys(RANK).flatMap(sources);
 const imports = files.flatMap(importsOf);
 const folder = (path: string) => path.split('/')[0] as string;
 // Outside the layers (service.ts, main.ts, bench/, test/) is above them all: the composition root.
-const rankOf = (path: string) => RANK[folder(path)] ?? Number.POSITIVE_INFINITY;
+// rest/generated is codegen output (the operations' typed documents): it imports no product module, so
+// the contract derived from those documents may read it from below the facade.
+const rankOf = (path: string) =>
+  path.startsWith('rest/generated/') ? RANK.schema! : (RANK[folder(path)] ?? Number.POSITIVE_INFINITY);
 
 describe('the layers of the product', () => {
   it('reads every import of every layer (the scan itself sees them)', () => {

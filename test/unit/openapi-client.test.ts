@@ -1,6 +1,6 @@
 import openapiTS, { astToString } from 'openapi-typescript';
 import { describe, expect, it } from 'vitest';
-import { buildOpenApi } from '../../rest/openapi.js';
+import { buildOpenApi } from '../../contract/openapi.js';
 import { routes } from '../../rest/routes/index.js';
 
 /**

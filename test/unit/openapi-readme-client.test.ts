@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import openapiTS, { astToString } from 'openapi-typescript';
 import ts from 'typescript';
 import { afterAll, describe, expect, it } from 'vitest';
-import { buildOpenApi } from '../../rest/openapi.js';
+import { buildOpenApi } from '../../contract/openapi.js';
 import { routes } from '../../rest/routes/index.js';
 
 /**

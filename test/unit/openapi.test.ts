@@ -1,10 +1,10 @@
 import { createConfig, lintFromString } from '@redocly/openapi-core';
 import { describe, expect, it } from 'vitest';
+import { buildOpenApi, errorCodesOf, openApiPath, undocumentedRoutes } from '../../contract/openapi.js';
+import { OpenApiValidator, strictify } from '../../contract/openapiValidator.js';
+import { ERROR_DOCS } from '../../contract/schemas/common.js';
 import { ERROR_CODE_LIST, ERROR_CODES, type ErrorCode } from '../../lib/errors.js';
-import { buildOpenApi, errorCodesOf, openApiPath, undocumentedRoutes } from '../../rest/openapi.js';
-import { OpenApiValidator, strictify } from '../../rest/openapiValidator.js';
 import { routes } from '../../rest/routes/index.js';
-import { ERROR_DOCS } from '../../rest/schemas/common.js';
 
 /** The generated document without a service: complete, lint-clean, self-consistent. */
 

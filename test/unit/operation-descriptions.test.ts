@@ -6,9 +6,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { operationDescriptions, operationDocs } from '../../contract/openapi/descriptions.js';
+import { buildOpenApi } from '../../contract/openapi.js';
 import { DEFAULT_LIMIT, MAX_LIMIT } from '../../resolvers/catalogue/params.js';
-import { operationDescriptions, operationDocs } from '../../rest/openapi/descriptions.js';
-import { buildOpenApi } from '../../rest/openapi.js';
 import { routes } from '../../rest/routes/index.js';
 
 const documented = routes.filter((r) => r.doc);

@@ -50,7 +50,7 @@ export class OpenApiValidator {
   private readonly compiled = new Map<string, ValidateFunction>();
   private readonly document: OpenApiDocument;
   private readonly templates: { regex: RegExp; template: string }[];
-  /** Also checks that bodies keep the document's field order (rest/openapi/fieldOrder.ts). */
+  /** Also checks that bodies keep the document's field order (contract/openapi/fieldOrder.ts). */
   private readonly strict: boolean;
 
   constructor(document: OpenApiDocument, options: { strict?: boolean } = {}) {

@@ -5,9 +5,14 @@ import { healthPaths } from './openapi/health.js';
 import { describeApi } from './openapi/intro.js';
 import { errorExample, errorResponses, JSON_TYPE, responseHeaders } from './openapi/responses.js';
 import { type JsonSchema, SchemaSet } from './openapi/schemaSet.js';
-import type { OpenApiDocument, OpenApiOptions, Operation } from './openapi/types.js';
+import type {
+  DocumentedRoute,
+  OpenApiDocument,
+  OpenApiOptions,
+  Operation,
+  RouteDoc,
+} from './openapi/types.js';
 import { webhookEvents } from './openapi/webhooks.js';
-import type { RestRoute, RouteDoc } from './route.js';
 import { HEADERS, type HeaderName } from './schemas/common.js';
 
 export type { OpenApiDocument, OpenApiOptions, Operation } from './openapi/types.js';
@@ -58,7 +63,8 @@ export function openApiPath(expressPath: string): string {
 }
 
 /** The codes an operation can answer with: its own plus those its shape implies, in SPEC §7 order. */
-export function errorCodesOf(route: RestRoute, own: readonly ErrorCode[] = []): ErrorCode[] {
+export function errorCodesOf(route: DocumentedRoute): ErrorCode[] {
+  const own = route.doc ? operationDocs(route.doc.operationId, route.doc.descriptionValues).errors : [];
   const codes = new Set<ErrorCode>([...own, ...CONVENTION_CODES]);
   // A body that is not JSON, or a path parameter that is not valid percent-encoding.
   if (route.body || route.path.includes(':')) codes.add('BAD_REQUEST');
@@ -69,7 +75,7 @@ export function errorCodesOf(route: RestRoute, own: readonly ErrorCode[] = []): 
 }
 
 /** Routes of `routes` without a `doc` (openapi:check fails on any). */
-export function undocumentedRoutes(routes: readonly RestRoute[]): string[] {
+export function undocumentedRoutes(routes: readonly DocumentedRoute[]): string[] {
   return routes.filter((r) => !r.doc).map((r) => `${r.method} ${r.path}`);
 }
 
@@ -129,9 +135,14 @@ function liftParameter(operationId: string, parameter: Record<string, unknown>):
   return out;
 }
 
-function operation(route: RestRoute, doc: RouteDoc, set: SchemaSet, options: OpenApiOptions): Operation {
+function operation(
+  route: DocumentedRoute,
+  doc: RouteDoc,
+  set: SchemaSet,
+  options: OpenApiOptions,
+): Operation {
   const docs = operationDocs(doc.operationId, doc.descriptionValues);
-  const codes = errorCodesOf(route, docs.errors);
+  const codes = errorCodesOf(route);
   const named = new Set([
     ...Object.keys(doc.params?.shape ?? {}),
     ...Object.keys(doc.query?.shape ?? {}),
@@ -199,7 +210,7 @@ function operation(route: RestRoute, doc: RouteDoc, set: SchemaSet, options: Ope
 }
 
 /** An operation for a route without `doc`: listed so the path is visible; openapi:check fails on it. */
-function undocumented(route: RestRoute, set: SchemaSet, options: OpenApiOptions): Operation {
+function undocumented(route: DocumentedRoute, set: SchemaSet, options: OpenApiOptions): Operation {
   return {
     operationId: `${route.method.toLowerCase()}${route.path.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c?: string) => (c ? c.toUpperCase() : ''))}`,
     summary: `${route.method} ${route.path} (not documented yet)`,
@@ -219,7 +230,7 @@ function undocumented(route: RestRoute, set: SchemaSet, options: OpenApiOptions)
 }
 
 /** The OpenAPI 3.1 document of `routes` (the documented ones: rest/routes/index.ts) and the health paths. */
-export function buildOpenApi(routes: readonly RestRoute[], options: OpenApiOptions): OpenApiDocument {
+export function buildOpenApi(routes: readonly DocumentedRoute[], options: OpenApiOptions): OpenApiDocument {
   const set = new SchemaSet();
   const paths: Record<string, Record<string, Operation>> = {};
   for (const route of routes) {

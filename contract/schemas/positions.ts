@@ -7,7 +7,7 @@ import {
   PreparedTransactionFieldsFragmentDoc,
   PreparePositionDocument,
   RebalancePositionDocument,
-} from '../generated/graphql.js';
+} from '../../rest/generated/graphql.js';
 import { fragmentSchema, operationSchema } from '../openapi/fromSelection.js';
 import { address, component, dateTime, meta, readBody } from './common.js';
 

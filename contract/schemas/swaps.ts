@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { AMOUNT_PATTERN, simulateField, WALLET_PATTERN } from '../../resolvers/positions/request.js';
 import { QUOTE_DIRECTIONS } from '../../resolvers/quote.js';
 import { SWAP_LIMITS } from '../../resolvers/swaps.js';
-import { PrepareSwapDocument } from '../generated/graphql.js';
+import { PrepareSwapDocument } from '../../rest/generated/graphql.js';
 import { operationSchema } from '../openapi/fromSelection.js';
 import { component, readBody } from './common.js';
 import { bundleSimulation, preparedTransaction, prepareMeta } from './positions.js';

@@ -2,7 +2,7 @@ import type { JsonSchema } from './schemaSet.js';
 
 /**
  * Where a JSON body's keys come out of the order its published schema lists them in. The schemas of
- * the bodies are derived from the operations' selections (rest/openapi/fromSelection.ts), so their
+ * the bodies are derived from the operations' selections (contract/openapi/fromSelection.ts), so their
  * order is the selection's, and the body must keep it: clients and the SPEC read fields in that order.
  * A key the schema does not name is left to the strict check of additional properties.
  */

@@ -5,7 +5,7 @@ import {
   WebhookAttemptFieldsFragmentDoc,
   WebhookDeliveryFieldsFragmentDoc,
   WebhookFieldsFragmentDoc,
-} from '../generated/graphql.js';
+} from '../../rest/generated/graphql.js';
 import { fragmentSchema } from '../openapi/fromSelection.js';
 import { component, dateTime, meta, readBody, webhookIdValue } from './common.js';
 import { listedPosition } from './positionList.js';

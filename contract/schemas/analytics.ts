@@ -1,5 +1,9 @@
 import { z } from 'zod';
-import { MakerDocument, MakerLeaderboardDocument, StrategyActivityDocument } from '../generated/graphql.js';
+import {
+  MakerDocument,
+  MakerLeaderboardDocument,
+  StrategyActivityDocument,
+} from '../../rest/generated/graphql.js';
 import { operationSchema } from '../openapi/fromSelection.js';
 import { strategy, strategyDetail } from './catalogue.js';
 import { component, count, dateTime, meta, usd } from './common.js';

@@ -3,7 +3,7 @@ import {
   QuoteDocument,
   QuoteFeeFieldsFragmentDoc,
   QuoteTokenFieldsFragmentDoc,
-} from '../generated/graphql.js';
+} from '../../rest/generated/graphql.js';
 import { fragmentSchema, operationSchema } from '../openapi/fromSelection.js';
 import { component, meta } from './common.js';
 

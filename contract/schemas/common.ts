@@ -3,7 +3,7 @@ import { BUCKET_LIMITS, WINDOW_SECONDS } from '../../lib/buckets.js';
 import { ERROR_CODE_LIST, ERROR_CODES, type ErrorCode } from '../../lib/errors.js';
 
 /**
- * The building blocks of the published contract (rest/openapi.ts): zod schemas of the documented
+ * The building blocks of the published contract (contract/openapi.ts): zod schemas of the documented
  * bodies. The schemas registered with `component()` become `components.schemas` of the OpenAPI document,
  * under their id; the e2e suites validate live responses against that document, so a body that
  * drifts from these schemas fails a test.
@@ -243,7 +243,7 @@ const errorBody = (codes: readonly ErrorCode[]) => {
 
 /**
  * The envelope of every error response, any code: the `Error` component every operation references
- * (rest/openapi.ts narrows `error.code` per status beside the reference).
+ * (contract/openapi.ts narrows `error.code` per status beside the reference).
  */
 export const errorEnvelope = component(
   'Error',

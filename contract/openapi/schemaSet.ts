@@ -3,8 +3,8 @@
  * the operations, converted in one pass by zod's own converter (`z.toJSONSchema`).
  */
 import { z } from 'zod';
-import { integerQueryOverride } from '../queryValues.js';
 import { COMPONENTS } from '../schemas/common.js';
+import { integerQueryOverride } from './integers.js';
 
 export type JsonSchema = Record<string, unknown>;
 

@@ -7,7 +7,7 @@ import {
   StrategyDetailDocument,
   StrategyListFieldsFragmentDoc,
   TokenPriceFieldsFragmentDoc,
-} from '../generated/graphql.js';
+} from '../../rest/generated/graphql.js';
 import { fragmentSchema, operationSchema } from '../openapi/fromSelection.js';
 import { address, component, componentName, meta, readBody } from './common.js';
 import { decodedStrategy } from './program.js';
