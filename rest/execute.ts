@@ -7,7 +7,7 @@ import { type EnumPlan, enumPlanOf, toGraphQLVariables, toInternalValues } from 
 import * as generated from './generated/graphql.js';
 import manifest from './generated/persisted-documents.json' with { type: 'json' };
 
-type Persisted<R, V> = TypedDocumentNode<R, V> & { __meta__?: { hash?: string } };
+export type Persisted<R, V> = TypedDocumentNode<R, V> & { __meta__?: { hash?: string } };
 
 /**
  * Runs the REST facade's persisted operations in-process. Only documents of the codegen manifest can

@@ -4,6 +4,7 @@ import { ApiError } from '../../lib/errors.js';
 import { DEFAULT_LIMIT, MAX_LIMIT } from '../../resolvers/catalogue/params.js';
 import { nextCursorOf, REST_PAGING_NAMES } from '../../resolvers/connection.js';
 import { MakerDocument, type MakerQuery, StrategyActivityDocument } from '../generated/graphql.js';
+import { operationRoute } from '../operationRoute.js';
 import {
   chainKey,
   makerAddress,
@@ -60,7 +61,7 @@ const totals = (w: Window | undefined) => ({
 });
 const windowOf = (w: Window | undefined) => ({ ...totals(w), since: w?.since ?? null });
 
-const makerRoute: RestRoute = {
+const makerRoute = operationRoute({
   method: 'GET',
   path: '/api/makers/:address',
   bucket: 'strategy-detail',
@@ -71,16 +72,14 @@ const makerRoute: RestRoute = {
     query: makerQuery,
     response: makerBody,
   },
-  async handle(ctx) {
+  operation: MakerDocument,
+  variables: (ctx) => {
     const { address } = paramsOf(ctx, makerParams);
     const { chain, limit = DEFAULT_LIMIT, cursor } = queryOf(ctx, makerQuery);
-    const result = await ctx.operations.run(
-      MakerDocument,
-      { chain, address, first: limit, after: cursor },
-      ctx.graphql(),
-      REST_PAGING_NAMES,
-    );
-    const m = result.maker;
+    return { chain, address, first: limit, after: cursor };
+  },
+  renames: REST_PAGING_NAMES,
+  answer: (ctx, { maker: m }, { chain, address, first: limit }) => {
     if (!m) throw ApiError.notFound(`No maker ${address} on chain "${chain}".`, 'address');
     const [d1, d7, d30, lifetime] = m.activity;
     const data = {
@@ -98,9 +97,9 @@ const makerRoute: RestRoute = {
     };
     return { body: readBody(ctx, data) };
   },
-};
+});
 
-const activityRoute: RestRoute = {
+const activityRoute = operationRoute({
   method: 'GET',
   path: '/api/strategies/:hash/activity',
   bucket: 'strategy-detail',
@@ -110,15 +109,9 @@ const activityRoute: RestRoute = {
     query: activityQuery,
     response: strategyActivityBody,
   },
-  async handle(ctx) {
-    const { hash } = paramsOf(ctx, activityParams);
-    const variables = queryOf(ctx, activityQuery);
-    const { chain, granularity } = variables;
-    const { strategy } = await ctx.operations.run(
-      StrategyActivityDocument,
-      { hash, ...variables },
-      ctx.graphql(),
-    );
+  operation: StrategyActivityDocument,
+  variables: (ctx) => ({ ...paramsOf(ctx, activityParams), ...queryOf(ctx, activityQuery) }),
+  answer: (ctx, { strategy }, { hash, chain, granularity }) => {
     if (!strategy) {
       throw ApiError.notFound(
         chain
@@ -135,6 +128,6 @@ const activityRoute: RestRoute = {
     };
     return { body: readBody(ctx, data) };
   },
-};
+});
 
 export const analyticsRoutes: RestRoute[] = [makerRoute, activityRoute];

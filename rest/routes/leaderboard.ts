@@ -3,6 +3,7 @@ import { makerLeaderboardBody } from '../../contract/schemas/analytics.js';
 import { DEFAULT_LIMIT, MAX_LIMIT } from '../../resolvers/catalogue/params.js';
 import { nextCursorOf, REST_PAGING_NAMES } from '../../resolvers/connection.js';
 import { MakerLeaderboardDocument } from '../generated/graphql.js';
+import { operationRoute } from '../operationRoute.js';
 import { chainKey, pageCursor, pageLimit, queryOf, variableEnum } from '../parameters.js';
 import { type RestRoute, readBody } from '../route.js';
 
@@ -21,7 +22,7 @@ const query = z.object({
   cursor: pageCursor().optional(),
 });
 
-const leaderboardRoute: RestRoute = {
+const leaderboardRoute = operationRoute({
   method: 'GET',
   path: '/api/makers',
   bucket: 'strategies',
@@ -31,15 +32,13 @@ const leaderboardRoute: RestRoute = {
     query,
     response: makerLeaderboardBody,
   },
-  async handle(ctx) {
+  operation: MakerLeaderboardDocument,
+  variables: (ctx) => {
     const { sort, period, chain, limit = DEFAULT_LIMIT, cursor } = queryOf(ctx, query);
-    const result = await ctx.operations.run(
-      MakerLeaderboardDocument,
-      { sort, period, chain, first: limit, after: cursor },
-      ctx.graphql(),
-      REST_PAGING_NAMES,
-    );
-    const board = result.makerLeaderboard;
+    return { sort, period, chain, first: limit, after: cursor };
+  },
+  renames: REST_PAGING_NAMES,
+  answer: (ctx, { makerLeaderboard: board }, { sort, period, chain, first: limit }) => {
     const data = {
       period,
       sort,
@@ -49,6 +48,6 @@ const leaderboardRoute: RestRoute = {
     };
     return { body: readBody(ctx, data) };
   },
-};
+});
 
 export const leaderboardRoutes: RestRoute[] = [leaderboardRoute];

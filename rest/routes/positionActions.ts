@@ -7,6 +7,7 @@ import {
   PositionApprovalsDocument,
   PositionDockDocument,
 } from '../generated/graphql.js';
+import { operationRoute } from '../operationRoute.js';
 import { queryOf } from '../parameters.js';
 import { type RestRoute, type RouteContext, readBody } from '../route.js';
 import { simulateOf, simulateQuery, withoutNull } from '../simulate.js';
@@ -38,7 +39,7 @@ function actionBody(ctx: RouteContext, p: PositionActionFieldsFragment) {
 }
 
 export const positionActionRoutes: RestRoute[] = [
-  {
+  operationRoute({
     method: 'POST',
     path: '/v1/positions/:positionId/approvals',
     bucket: 'write',
@@ -49,19 +50,16 @@ export const positionActionRoutes: RestRoute[] = [
       query: approvalsQuery,
       response: positionActionBody,
     },
-    async handle(ctx) {
+    operation: PositionApprovalsDocument,
+    variables: (ctx) => {
       const positionId = parsePositionId(ctx.req.params.positionId);
       const { approval = 'exact' } = queryOf(ctx, approvalsQuery);
       const simulate = simulateOf(ctx);
-      const result = await ctx.operations.run(
-        PositionApprovalsDocument,
-        { positionId, approval, ...(simulate ? { simulate } : {}) },
-        ctx.graphql(),
-      );
-      return actionBody(ctx, result.preparePositionApprovals);
+      return { positionId, approval, ...(simulate ? { simulate } : {}) };
     },
-  },
-  {
+    answer: (ctx, result) => actionBody(ctx, result.preparePositionApprovals),
+  }),
+  operationRoute({
     method: 'POST',
     path: '/v1/positions/:positionId/dock',
     bucket: 'write',
@@ -72,15 +70,12 @@ export const positionActionRoutes: RestRoute[] = [
       query: z.object(simulateQuery),
       response: positionActionBody,
     },
-    async handle(ctx) {
+    operation: PositionDockDocument,
+    variables: (ctx) => {
       const positionId = parsePositionId(ctx.req.params.positionId);
       const simulate = simulateOf(ctx);
-      const result = await ctx.operations.run(
-        PositionDockDocument,
-        { positionId, ...(simulate ? { simulate } : {}) },
-        ctx.graphql(),
-      );
-      return actionBody(ctx, result.preparePositionDock);
+      return { positionId, ...(simulate ? { simulate } : {}) };
     },
-  },
+    answer: (ctx, result) => actionBody(ctx, result.preparePositionDock),
+  }),
 ];

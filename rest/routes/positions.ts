@@ -13,6 +13,7 @@ import {
   type PreparedPositionFieldsFragment,
   PreparePositionDocument,
 } from '../generated/graphql.js';
+import { operationRoute } from '../operationRoute.js';
 import { type RestRoute, type RouteContext, readBody } from '../route.js';
 import { simulateOf, simulateQuery, withoutNull } from '../simulate.js';
 
@@ -70,7 +71,7 @@ export const positionRoutes: RestRoute[] = [
       return preparedAnswer(ctx, result.preparePosition);
     },
   },
-  {
+  operationRoute({
     method: 'GET',
     path: '/v1/positions/:positionId',
     bucket: 'positions',
@@ -88,9 +89,9 @@ export const positionRoutes: RestRoute[] = [
       response: positionStatusBody,
       responseHeaders: { 'Cache-Control': {} },
     },
-    async handle(ctx) {
-      const positionId = parsePositionId(ctx.req.params.positionId);
-      const result = await ctx.operations.run(PositionStatusDocument, { positionId }, ctx.graphql());
+    operation: PositionStatusDocument,
+    variables: (ctx) => ({ positionId: parsePositionId(ctx.req.params.positionId) }),
+    answer: (ctx, result) => {
       // The body as selected; the two facts about the reading go to `meta`.
       const { checkedAt, timestampsMeaning, ...status } = result.position;
       return {
@@ -98,5 +99,5 @@ export const positionRoutes: RestRoute[] = [
         headers: { 'Cache-Control': 'no-store' },
       };
     },
-  },
+  }),
 ];

@@ -3,6 +3,7 @@ import { preparedSwapBody, swapRequestSchema } from '../../contract/schemas/swap
 import { parseJsonBody } from '../../lib/jsonBody.js';
 import { PREPARE_NOTE } from '../../resolvers/positions/index.js';
 import { PrepareSwapDocument } from '../generated/graphql.js';
+import { operationRoute } from '../operationRoute.js';
 import { type RestRoute, readBody } from '../route.js';
 import { simulateOf, simulateQuery, withoutNull } from '../simulate.js';
 
@@ -15,7 +16,7 @@ export function parseSwapRequest(body: unknown): z.output<typeof swapRequestSche
 }
 
 export const swapRoutes: RestRoute[] = [
-  {
+  operationRoute({
     method: 'POST',
     path: '/v1/swaps',
     bucket: 'write',
@@ -29,11 +30,13 @@ export const swapRoutes: RestRoute[] = [
       body: swapRequestSchema,
       response: preparedSwapBody,
     },
-    async handle(ctx) {
+    operation: PrepareSwapDocument,
+    variables: (ctx) => {
       const { simulate: inBody, ...request } = parseSwapRequest(ctx.req.body);
       const simulate = simulateOf(ctx, inBody);
-      const input = simulate ? { ...request, simulate } : request;
-      const result = await ctx.operations.run(PrepareSwapDocument, { input }, ctx.graphql());
+      return { input: simulate ? { ...request, simulate } : request };
+    },
+    answer: (ctx, result) => {
       // As selected; the block number is a decimal string in the graph (a uint64), a number here; the
       // simulation's members only when asked.
       const { preparedAt, ...selected } = result.prepareSwap;
@@ -41,5 +44,5 @@ export const swapRoutes: RestRoute[] = [
       const data = { ...swap, quote: { ...swap.quote, blockNumber: Number(swap.quote.blockNumber) } };
       return { body: readBody(ctx, data, { preparedAt, note: PREPARE_NOTE }) };
     },
-  },
+  }),
 ];

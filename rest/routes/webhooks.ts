@@ -23,6 +23,7 @@ import {
   WebhookDocument,
   WebhooksDocument,
 } from '../generated/graphql.js';
+import { operationRoute } from '../operationRoute.js';
 import { pageLimit, queryOf } from '../parameters.js';
 import { queryText } from '../queryValues.js';
 import { type RestRoute, type RouteContext, readBody } from '../route.js';
@@ -67,12 +68,13 @@ function parseRequest(ctx: RouteContext): { url: string; events: WebhookEvent[] 
 
 const webhookIdOf = (ctx: RouteContext) => String(ctx.req.params.webhookId);
 
+const keyed = { bucket: 'webhooks', auth: { scope: null } } as const;
+
 export const webhookRoutes: RestRoute[] = [
-  {
+  operationRoute({
     method: 'POST',
     path: '/v1/webhooks',
-    bucket: 'webhooks',
-    auth: { scope: null },
+    ...keyed,
     body: true,
     doc: {
       operationId: 'createWebhook',
@@ -80,85 +82,52 @@ export const webhookRoutes: RestRoute[] = [
       body: webhookRequest,
       response: webhookCreatedBody,
     },
-    async handle(ctx) {
-      const input = parseRequest(ctx);
-      const { createWebhook } = await ctx.operations.run(CreateWebhookDocument, { input }, ctx.graphql());
-      return answer(ctx, { ...createWebhook.webhook, secret: createWebhook.secret });
-    },
-  },
-  {
+    operation: CreateWebhookDocument,
+    variables: (ctx) => ({ input: parseRequest(ctx) }),
+    answer: (ctx, { createWebhook }) =>
+      answer(ctx, { ...createWebhook.webhook, secret: createWebhook.secret }),
+  }),
+  operationRoute({
     method: 'GET',
     path: '/v1/webhooks',
-    bucket: 'webhooks',
-    auth: { scope: null },
-    doc: {
-      operationId: 'listWebhooks',
-      response: webhookListBody,
-    },
-    async handle(ctx) {
-      const { webhooks } = await ctx.operations.run(WebhooksDocument, {}, ctx.graphql());
-      return answer(ctx, { webhooks });
-    },
-  },
-  {
+    ...keyed,
+    doc: { operationId: 'listWebhooks', response: webhookListBody },
+    operation: WebhooksDocument,
+    variables: () => ({}),
+    answer: (ctx, { webhooks }) => answer(ctx, { webhooks }),
+  }),
+  operationRoute({
     method: 'GET',
     path: '/v1/webhooks/:webhookId',
-    bucket: 'webhooks',
-    auth: { scope: null },
-    doc: {
-      operationId: 'getWebhook',
-      params: webhookParams,
-      response: webhookBody,
-    },
-    async handle(ctx) {
-      const { webhook } = await ctx.operations.run(
-        WebhookDocument,
-        { webhookId: webhookIdOf(ctx) },
-        ctx.graphql(),
-      );
-      return answer(ctx, webhook);
-    },
-  },
-  {
+    ...keyed,
+    doc: { operationId: 'getWebhook', params: webhookParams, response: webhookBody },
+    operation: WebhookDocument,
+    variables: (ctx) => ({ webhookId: webhookIdOf(ctx) }),
+    answer: (ctx, { webhook }) => answer(ctx, webhook),
+  }),
+  operationRoute({
     method: 'DELETE',
     path: '/v1/webhooks/:webhookId',
-    bucket: 'webhooks',
-    auth: { scope: null },
-    doc: {
-      operationId: 'deleteWebhook',
-      params: webhookParams,
-      response: webhookDeletedBody,
-    },
-    async handle(ctx) {
-      const webhookId = webhookIdOf(ctx);
-      await ctx.operations.run(DeleteWebhookDocument, { input: { webhookId } }, ctx.graphql());
-      return answer(ctx, { id: webhookId, deleted: true as const });
-    },
-  },
-  {
+    ...keyed,
+    doc: { operationId: 'deleteWebhook', params: webhookParams, response: webhookDeletedBody },
+    operation: DeleteWebhookDocument,
+    variables: (ctx) => ({ input: { webhookId: webhookIdOf(ctx) } }),
+    answer: (ctx, _deleted, { input }) => answer(ctx, { id: input.webhookId, deleted: true as const }),
+  }),
+  operationRoute({
     method: 'POST',
     path: '/v1/webhooks/:webhookId/rotate',
-    bucket: 'webhooks',
-    auth: { scope: null },
-    doc: {
-      operationId: 'rotateWebhookSecret',
-      params: webhookParams,
-      response: webhookCreatedBody,
-    },
-    async handle(ctx) {
-      const { rotateWebhookSecret } = await ctx.operations.run(
-        RotateWebhookSecretDocument,
-        { input: { webhookId: webhookIdOf(ctx) } },
-        ctx.graphql(),
-      );
-      return answer(ctx, { ...rotateWebhookSecret.webhook, secret: rotateWebhookSecret.secret });
-    },
-  },
-  {
+    ...keyed,
+    doc: { operationId: 'rotateWebhookSecret', params: webhookParams, response: webhookCreatedBody },
+    operation: RotateWebhookSecretDocument,
+    variables: (ctx) => ({ input: { webhookId: webhookIdOf(ctx) } }),
+    answer: (ctx, { rotateWebhookSecret: rotated }) =>
+      answer(ctx, { ...rotated.webhook, secret: rotated.secret }),
+  }),
+  operationRoute({
     method: 'GET',
     path: '/v1/webhooks/:webhookId/deliveries',
-    bucket: 'webhooks',
-    auth: { scope: null },
+    ...keyed,
     doc: {
       operationId: 'listWebhookDeliveries',
       descriptionValues: { DELIVERIES_MAX_LIMIT, DELIVERIES_DEFAULT_LIMIT },
@@ -166,37 +135,27 @@ export const webhookRoutes: RestRoute[] = [
       query: deliveriesQuery,
       response: webhookDeliveriesBody,
     },
-    async handle(ctx) {
+    operation: WebhookDeliveriesDocument,
+    variables: (ctx) => {
       const { limit = DELIVERIES_DEFAULT_LIMIT, cursor = null } = queryOf(ctx, deliveriesQuery);
-      const { webhookDeliveries } = await ctx.operations.run(
-        WebhookDeliveriesDocument,
-        { webhookId: webhookIdOf(ctx), first: limit, after: cursor },
-        ctx.graphql(),
-        REST_PAGING_NAMES,
-      );
-      return answer(ctx, {
-        deliveries: webhookDeliveries.edges.map((e) => e.node),
-        page: { limit, nextCursor: nextCursorOf(webhookDeliveries.pageInfo) },
-      });
+      return { webhookId: webhookIdOf(ctx), first: limit, after: cursor };
     },
-  },
-  {
+    renames: REST_PAGING_NAMES,
+    answer: (ctx, { webhookDeliveries: page }, { first }) =>
+      answer(ctx, {
+        deliveries: page.edges.map((e) => e.node),
+        page: { limit: first, nextCursor: nextCursorOf(page.pageInfo) },
+      }),
+  }),
+  operationRoute({
     method: 'POST',
     path: '/v1/webhooks/:webhookId/deliveries/:deliveryId/replay',
-    bucket: 'webhooks',
-    auth: { scope: null },
-    doc: {
-      operationId: 'replayWebhookDelivery',
-      params: deliveryParams,
-      response: webhookDeliveryBody,
-    },
-    async handle(ctx) {
-      const { replayWebhookDelivery } = await ctx.operations.run(
-        ReplayWebhookDeliveryDocument,
-        { input: { webhookId: webhookIdOf(ctx), deliveryId: String(ctx.req.params.deliveryId) } },
-        ctx.graphql(),
-      );
-      return answer(ctx, replayWebhookDelivery);
-    },
-  },
+    ...keyed,
+    doc: { operationId: 'replayWebhookDelivery', params: deliveryParams, response: webhookDeliveryBody },
+    operation: ReplayWebhookDeliveryDocument,
+    variables: (ctx) => ({
+      input: { webhookId: webhookIdOf(ctx), deliveryId: String(ctx.req.params.deliveryId) },
+    }),
+    answer: (ctx, { replayWebhookDelivery }) => answer(ctx, replayWebhookDelivery),
+  }),
 ];
