@@ -119,7 +119,7 @@ export async function createKey(db: Db, input: CreateKeyInput): Promise<CreatedK
 
 /**
  * Revokes a key. This process forgets its row before answering (the others when the change notice
- * reaches them: resolvers/apiKeyCache.ts), so the key's next request here is refused.
+ * reaches them: store/apiKeyCache.ts), so the key's next request here is refused.
  */
 export async function revokeKey(services: Pick<Services, 'db' | 'apiKeys'>, keyId: string): Promise<boolean> {
   const revoked = await revokeApiKey(services.db, keyId);

@@ -27,7 +27,7 @@ const MAX_KNOWN_LIMITS = 10_000;
  *   a valid key then counts per key, and an unknown, revoked or wrong one per client.
  *
  * The remembered limit only ever refuses earlier (a 429 for a window the key itself used up); a key is
- * authenticated by the look-up alone (its row from resolvers/apiKeyCache.ts, kept only until a change to
+ * authenticated by the look-up alone (its row from store/apiKeyCache.ts, kept only until a change to
  * it is announced), so a revocation takes effect there as it does everywhere else.
  */
 class KeyLimits {

@@ -1,5 +1,5 @@
 /**
- * A key's row is read once per process and kept (resolvers/apiKeyCache.ts), yet a revocation still
+ * A key's row is read once per process and kept (store/apiKeyCache.ts), yet a revocation still
  * takes effect on the key's next request, whoever writes it: the revokeApiKey mutation of this process,
  * or plain SQL from elsewhere (another replica, `npm run keys`, an operator), announced by the trigger
  * of migration 016 over the real Postgres. Statements are counted on the service's own pool (each
@@ -7,8 +7,8 @@
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiKeyCache } from '../../resolvers/apiKeyCache.js';
 import { authenticate, revokeKey } from '../../resolvers/apiKeys.js';
+import { ApiKeyCache } from '../../store/apiKeyCache.js';
 import { findApiKey } from '../../store/apiKeys.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 

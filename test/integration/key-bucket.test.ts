@@ -1,7 +1,7 @@
 /**
  * A request that its bucket will refuse costs no key look-up: the key is looked up only for requests
  * the bucket lets through. Counted where every look-up goes (the service's key cache,
- * resolvers/apiKeyCache.ts, whether it answers from its rows or reads the table; the count only watches
+ * store/apiKeyCache.ts, whether it answers from its rows or reads the table; the count only watches
  * the calls go by). Twice: with the windows in memory, and in the machine's Redis (where the read of a
  * window before the look-up rides in the batched script call of rest/windowCounter.ts).
  */

@@ -4,7 +4,7 @@
  * real Postgres and its trigger is in test/integration/api-key-cache.test.ts.
  */
 import { describe, expect, it, vi } from 'vitest';
-import { ApiKeyCache } from '../../resolvers/apiKeyCache.js';
+import { ApiKeyCache } from '../../store/apiKeyCache.js';
 import type { ApiKeyRow } from '../../store/apiKeys.js';
 
 function row(keyId: string, revoked = false): ApiKeyRow {

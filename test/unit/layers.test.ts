@@ -33,9 +33,7 @@ const EXCEPTIONS = new Set([
   'lib/services.ts -> chain/clients.ts',
   'lib/services.ts -> chain/prices.ts',
   'lib/services.ts -> chain/registry.ts',
-  'lib/services.ts -> resolvers/apiKeyCache.ts',
-  'lib/services.ts -> rest/eventHub.ts',
-  'lib/services.ts -> rest/exportSlots.ts',
+  'lib/services.ts -> store/apiKeyCache.ts',
   'lib/services.ts -> store/db.ts',
   'lib/services.ts -> store/walletStrategies.ts',
 ]);

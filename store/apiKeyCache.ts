@@ -1,7 +1,7 @@
 import type { Logger } from '../lib/logger.js';
-import { API_KEY_CHANGES_CHANNEL, type ApiKeyRow, findApiKey } from '../store/apiKeys.js';
-import type { Db } from '../store/db.js';
-import { type ChangeFeed, KeptRows, listenKeptRows } from '../store/keptRows.js';
+import { API_KEY_CHANGES_CHANNEL, type ApiKeyRow, findApiKey } from './apiKeys.js';
+import type { Db } from './db.js';
+import { type ChangeFeed, KeptRows, listenKeptRows } from './keptRows.js';
 
 /**
  * Longest a row is kept (from when its read returned): the bound on a change no notice announces (a
