@@ -10,6 +10,8 @@ import type { RestRoute, RouteContext, RouteResult } from './route.js';
  */
 export interface OperationRouteSpec<R, V extends Record<string, unknown>> extends DocumentedRoute {
   operation: Persisted<R, V>;
+  /** A check of its own before anything of the request is read (the demo's operator origin). */
+  guard?(ctx: RouteContext): void;
   /** The operation's variables, read from the path, query and body through the documented shapes. */
   variables(ctx: RouteContext): V;
   /** REST names of the operation's paging variables in its errors (`first` → `limit`), when they differ. */
@@ -21,11 +23,12 @@ export interface OperationRouteSpec<R, V extends Record<string, unknown>> extend
 export function operationRoute<R, V extends Record<string, unknown>>(
   spec: OperationRouteSpec<R, V>,
 ): RestRoute {
-  const { operation, variables, renames, answer, ...route } = spec;
+  const { operation, guard, variables, renames, answer, ...route } = spec;
   return {
     ...route,
     operation,
     async handle(ctx) {
+      guard?.(ctx);
       const values = variables(ctx);
       const result = await ctx.operations.run(operation, values, ctx.graphql(), renames);
       return answer(ctx, result, values);

@@ -3,7 +3,8 @@ import { balancesBody, pilotBody } from '../../contract/schemas/demo.js';
 import { ApiError } from '../../lib/errors.js';
 import { MAX_BALANCE_ADDRESSES, parseAddressList } from '../../resolvers/balances.js';
 import { DemoBalancesDocument, PilotDocument } from '../generated/graphql.js';
-import { type RestRoute, readBody } from '../route.js';
+import { operationRoute } from '../operationRoute.js';
+import { type RestRoute, type RouteContext, readBody } from '../route.js';
 import { requireOperatorOrigin } from '../sameOrigin.js';
 
 /** The documented form of `addresses` (addressesParameter and parseAddressList decide). */
@@ -14,6 +15,9 @@ const addressesDoc = z
   .meta({
     examples: ['0x70997970C51812dc3A010C7d01b50e0d17dc79C8,0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC'],
   });
+
+/** The test-network demo (SPEC §4.7, §4.8): operator pages only, tight buckets, open bodies. */
+const operatorOnly = (ctx: RouteContext) => requireOperatorOrigin(ctx.req, ctx.res, ctx.services.config);
 
 const demoHeaders = { 'Cache-Control': {}, Vary: {}, 'Access-Control-Allow-Origin': {} };
 
@@ -29,9 +33,8 @@ function addressesParameter(value: unknown): string[] {
   return joined.trim() === '' ? [] : joined.split(',');
 }
 
-/** The test-network demo (SPEC §4.7, §4.8): operator pages only, tight buckets, open bodies. */
 export const pilotRoutes: RestRoute[] = [
-  {
+  operationRoute({
     method: 'GET',
     path: '/api/pilot',
     bucket: 'pilot',
@@ -40,15 +43,16 @@ export const pilotRoutes: RestRoute[] = [
       response: pilotBody,
       responseHeaders: demoHeaders,
     },
-    async handle(ctx) {
-      requireOperatorOrigin(ctx.req, ctx.res, ctx.services.config);
-      const { pilot } = await ctx.operations.run(PilotDocument, {}, ctx.graphql());
+    guard: operatorOnly,
+    operation: PilotDocument,
+    variables: () => ({}),
+    answer: (ctx, { pilot }) => {
       const { cached, ...data } = pilot;
       const age = Math.max(0, Math.round((Date.now() - Date.parse(data.observedAt)) / 1000));
       return { body: readBody(ctx, data, { cached, freshnessSeconds: age }) };
     },
-  },
-  {
+  }),
+  operationRoute({
     method: 'GET',
     path: '/api/balances',
     bucket: 'balances',
@@ -59,11 +63,9 @@ export const pilotRoutes: RestRoute[] = [
       response: balancesBody,
       responseHeaders: demoHeaders,
     },
-    async handle(ctx) {
-      requireOperatorOrigin(ctx.req, ctx.res, ctx.services.config);
-      const addresses = parseAddressList(addressesParameter(ctx.req.query.addresses));
-      const { demoBalances } = await ctx.operations.run(DemoBalancesDocument, { addresses }, ctx.graphql());
-      return { body: readBody(ctx, demoBalances) };
-    },
-  },
+    guard: operatorOnly,
+    operation: DemoBalancesDocument,
+    variables: (ctx) => ({ addresses: parseAddressList(addressesParameter(ctx.req.query.addresses)) }),
+    answer: (ctx, { demoBalances }) => ({ body: readBody(ctx, demoBalances) }),
+  }),
 ];

@@ -10,6 +10,7 @@ import {
 } from '../../resolvers/positions/list.js';
 import { WALLET_PATTERN } from '../../resolvers/positions/request.js';
 import { PositionListDocument, type PositionState } from '../generated/graphql.js';
+import { operationRoute } from '../operationRoute.js';
 import { chainKey, oneOf, pageCursor, pageLimit, queryOf, variableEnum } from '../parameters.js';
 import {
   CSV_COLUMNS,
@@ -140,7 +141,7 @@ async function streamExport(
 
 /** After POST /v1/positions: the path's first route stays the prepare one (405s count against `prepare`). */
 export const positionListRoutes: RestRoute[] = [
-  {
+  operationRoute({
     method: 'GET',
     path: '/v1/positions',
     bucket: 'positions',
@@ -152,22 +153,23 @@ export const positionListRoutes: RestRoute[] = [
       response: positionListBody,
       responseHeaders: { 'Cache-Control': {} },
     },
-    async handle(ctx) {
+    operation: PositionListDocument,
+    variables: (ctx) => {
       const { limit = POSITIONS_DEFAULT_LIMIT, cursor = null, ...given } = queryOf(ctx, listQuery);
-      const filters = filtersOf(given);
-      const result = await ctx.operations.run(
-        PositionListDocument,
-        { ...filters, first: limit, after: cursor },
-        ctx.graphql(),
-        REST_PAGING_NAMES,
-      );
-      const nextCursor = nextCursorOf(result.positions.pageInfo);
+      return { ...filtersOf(given), first: limit, after: cursor };
+    },
+    renames: REST_PAGING_NAMES,
+    answer: (ctx, { positions: page }, { status, chain, wallet, first: limit }) => {
       // Each position as selected (rest/operations/PositionList.graphql).
-      const positions = result.positions.edges.map(({ node }) => node);
+      const positions = page.edges.map(({ node }) => node);
       return {
-        body: readBody(ctx, { positions, page: { limit, nextCursor }, filters }),
+        body: readBody(ctx, {
+          positions,
+          page: { limit, nextCursor: nextCursorOf(page.pageInfo) },
+          filters: { status, chain, wallet },
+        }),
         headers: { 'Cache-Control': 'no-store' },
       };
     },
-  },
+  }),
 ];
