@@ -7,6 +7,11 @@ import type { RestRoute, RouteContext, RouteResult } from './route.js';
  * its documented inputs (`doc`), the operation, the map from the request to the operation's variables
  * and how the result becomes the documented body. Everything the published document says of it comes
  * from `doc`, the operation's selection (contract/schemas) and its section of docs/api.
+ *
+ * The routes that keep a `handle` of their own do more than run one operation per request: the cached
+ * catalogue reads and the badge answer from the response cache, the strategy lists splice the store's
+ * rendered entries, the export and the event stream write streams, and the two prepares read the
+ * Idempotency-Key into the operation's context at their own point of the checks.
  */
 export interface OperationRouteSpec<R, V extends Record<string, unknown>> extends DocumentedRoute {
   operation: Persisted<R, V>;

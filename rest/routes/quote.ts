@@ -7,6 +7,7 @@ import {
   QUOTE_DIRECTIONS,
 } from '../../resolvers/quote.js';
 import { QuoteDocument } from '../generated/graphql.js';
+import { operationRoute } from '../operationRoute.js';
 import { queryText } from '../queryValues.js';
 import { queryParam, type RestRoute, type RouteContext, readBody } from '../route.js';
 
@@ -50,7 +51,7 @@ const param = <K extends Name>(ctx: RouteContext, name: K, required: boolean) =>
   queryParam(ctx, parameters, name, required);
 
 export const quoteRoutes: RestRoute[] = [
-  {
+  operationRoute({
     method: 'GET',
     path: '/api/quote',
     bucket: 'quote',
@@ -71,15 +72,18 @@ export const quoteRoutes: RestRoute[] = [
       }),
       response: quoteBody,
     },
-    async handle(ctx) {
-      const hash = param(ctx, 'hash', true)!;
-      const amount = param(ctx, 'amount', true)!;
-      const direction = param(ctx, 'direction', false) ?? 'aToB';
-      const chain = param(ctx, 'chain', false) ?? DEFAULT_QUOTE_CHAIN;
-      const data = await ctx.operations.run(QuoteDocument, { hash, amount, direction, chain }, ctx.graphql());
-      // As selected; the block number is a decimal string in the graph (a uint64), a number here.
-      const body = { ...data.quote, blockNumber: Number(data.quote.blockNumber) };
-      return { body: readBody(ctx, body) };
-    },
-  },
+    operation: QuoteDocument,
+    // One by one, hash, amount, direction, chain (not the document's order): the first refusal names its
+    // parameter, as it always has.
+    variables: (ctx) => ({
+      hash: param(ctx, 'hash', true)!,
+      amount: param(ctx, 'amount', true)!,
+      direction: param(ctx, 'direction', false) ?? 'aToB',
+      chain: param(ctx, 'chain', false) ?? DEFAULT_QUOTE_CHAIN,
+    }),
+    // As selected; the block number is a decimal string in the graph (a uint64), a number here.
+    answer: (ctx, { quote }) => ({
+      body: readBody(ctx, { ...quote, blockNumber: Number(quote.blockNumber) }),
+    }),
+  }),
 ];
