@@ -9,6 +9,7 @@ import express, {
 } from 'express';
 import type { GraphQLSchema } from 'graphql';
 import qs from 'qs';
+import { operationDocs } from '../contract/openapi/descriptions.js';
 import type { Bucket } from '../lib/buckets.js';
 import { ApiError, isApiError } from '../lib/errors.js';
 import { requestObserver } from '../lib/metrics.js';
@@ -110,6 +111,8 @@ export function createApp(options: AppOptions): (req: IncomingMessage, res: Serv
     statsExpiresInMs: () => responses.expiresInMs('stats'),
   });
 
+  // Every route's words from docs/api, parsed now: a malformed section stops the start, not a later read.
+  for (const { doc } of routes) if (doc) operationDocs(doc.operationId, doc.descriptionValues);
   const strayChecks = new Map(routes.map((route) => [route, strayQueryCheck(route)]));
   for (const [path, pathRoutes] of byPath) {
     const first = pathRoutes[0]!;

@@ -31,7 +31,6 @@ export function operationRoute<R, V extends Record<string, unknown>>(
   const { operation, guard, variables, renames, answer, ...route } = spec;
   return {
     ...route,
-    operation,
     async handle(ctx) {
       guard?.(ctx);
       const values = variables(ctx);

@@ -1,5 +1,4 @@
 import type { Request, Response } from 'express';
-import type { DocumentNode } from 'graphql';
 import type { z } from 'zod';
 import type { DocumentedRoute } from '../contract/openapi/types.js';
 import { ApiError } from '../lib/errors.js';
@@ -45,8 +44,6 @@ export interface RouteResult {
 export interface RestRoute extends DocumentedRoute {
   /** A limit other than the bucket's for this path alone (the conventions bench mounts one). */
   limit?: number;
-  /** The persisted operation that answers it (rest/operationRoute.ts), where one does. */
-  operation?: DocumentNode;
   handle(ctx: RouteContext): Promise<RouteResult>;
 }
 

@@ -6,7 +6,9 @@
  * (`` - `name`: text `` items), `### Errors` (the codes the operation's own validation and resolvers
  * answer with, each `` - `CODE` `` or `` - `CODE` (`parameter`): example message ``, with its
  * `` - issue `TYPE`: expected `x`, actual `y` `` items indented below), `### Example` and
- * `### Request example` (a fenced JSON block each). Read once, at the document's first build.
+ * `### Request example` (a fenced JSON block each, whose `{{NAME}}` placeholders are filled JSON-escaped:
+ * `"{{NOTE}}"` a string, `{{SECONDS}}` a number). Read once; rest/app.ts reads every route's at mount, so
+ * a malformed section stops the service from starting rather than failing the first /openapi.json.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { ERROR_CODE_LIST, type ErrorCode } from '../../lib/errors.js';
@@ -14,7 +16,7 @@ import type { ErrorExample } from '../schemas/common.js';
 
 const API_DOCS = new URL('../../docs/api/', import.meta.url);
 
-interface Section {
+export interface Section {
   /** The `# <Tag>` heading of the file it is in. */
   tag: string;
   summary: string;
@@ -39,9 +41,9 @@ function operationSections(): Map<string, Section> {
   for (const { file, text } of readApiDocs()) {
     const tag = /^# (.+)\n/.exec(text)?.[1]?.trim();
     if (!tag) throw new Error(`docs/api/${file}: no "# <Tag>" heading`);
-    const parts = text.split(/^## (.*)\n/m);
+    const parts = `${text.replace(/^\uFEFF/, '')}\n`.split(/^## (.*)\n/m);
     for (let i = 1; i < parts.length; i += 2) {
-      const heading = /^(\S+): (\S.*)$/.exec(parts[i]!);
+      const heading = /^(\S+): (\S.*\S|\S)\s*$/.exec(parts[i]!);
       if (!heading)
         throw new Error(`docs/api/${file}: "## ${parts[i]}" is not "## <operationId>: <summary>"`);
       const [, id, summary] = heading as unknown as [string, string, string];
@@ -92,8 +94,9 @@ function items(list: string, operationId: string, heading: string): Map<string, 
   return out;
 }
 
-const ERROR_ITEM = /^- `([A-Z_]+)`(?: \(`([^`]+)`\))?(?:: (.+))?$/;
-const ISSUE_ITEM = /^ {2}- issue `([A-Z_]+)`(?:: (?:expected `([^`]*)`)?(?:, )?(?:actual `([^`]*)`)?)?$/;
+const ERROR_ITEM = /^- `([A-Z_]+)`(?: \(`([^`]+)`\))?(?:: (\S.*\S|\S))?\s*$/;
+const ISSUE_ITEM =
+  /^ {2}- issue `([A-Z_]+)`(?:: (?:expected `([^`]*)`(?:, actual `([^`]*)`)?|actual `([^`]*)`))?\s*$/;
 
 /** `### Errors`: the codes in order and, for those with an example of their own, its envelope's words. */
 function errors(list: string, operationId: string): Pick<OperationDocs, 'errors' | 'errorExamples'> {
@@ -109,7 +112,7 @@ function errors(list: string, operationId: string): Pick<OperationDocs, 'errors'
       last.issues.push({
         type: issue[1]!,
         ...(issue[2] === undefined ? {} : { expected: issue[2] }),
-        ...(issue[3] === undefined ? {} : { actual: issue[3] }),
+        ...((issue[3] ?? issue[4]) === undefined ? {} : { actual: (issue[3] ?? issue[4])! }),
       });
       continue;
     }
@@ -148,12 +151,28 @@ export function operationDocs(
   const section = operationSections().get(operationId);
   if (section === undefined)
     throw new Error(`docs/api: no section "## ${operationId}: <summary>" describes this operation`);
+  return sectionDocs(operationId, section, values);
+}
+
+/** What one section says (`operationDocs` without the look-up). */
+export function sectionDocs(
+  operationId: string,
+  section: Section,
+  values: Readonly<Record<string, string | number>> = {},
+): OperationDocs {
   const used = new Set<string>();
-  const filled = section.text.replace(/\{\{([A-Z0-9_]+)\}\}/g, (_match, name: string) => {
-    if (!Object.hasOwn(values, name)) throw new Error(`docs/api ${operationId}: no value for {{${name}}}`);
-    used.add(name);
-    return String(values[name]);
-  });
+  const fill = (text: string, json: boolean) =>
+    text.replace(/\{\{([A-Z0-9_]+)\}\}/g, (_match, name: string) => {
+      if (!Object.hasOwn(values, name)) throw new Error(`docs/api ${operationId}: no value for {{${name}}}`);
+      used.add(name);
+      const value = String(values[name]);
+      return json ? JSON.stringify(value).slice(1, -1) : value;
+    });
+  // The fenced JSON blocks take their values escaped for a JSON text; the prose as they are.
+  const filled = section.text
+    .split(/(^```json\n[\s\S]*?\n```$)/m)
+    .map((part, i) => fill(part, i % 2 === 1))
+    .join('');
   for (const name of Object.keys(values))
     if (!used.has(name)) throw new Error(`docs/api ${operationId}: {{${name}}} is given but not used`);
   const [description, ...lists] = filled.split(/^### /m);
@@ -166,9 +185,12 @@ export function operationDocs(
     errors: [],
     errorExamples: {},
   };
+  const seen = new Set<string>();
   for (const list of lists) {
     const end = list.indexOf('\n');
     const heading = (end < 0 ? list : list.slice(0, end)).trim();
+    if (seen.has(heading)) throw new Error(`docs/api ${operationId}: "### ${heading}" is there twice`);
+    seen.add(heading);
     const body = end < 0 ? '' : list.slice(end + 1);
     if (heading === 'Parameters') docs.parameters = items(body, operationId, heading);
     else if (heading === 'Response headers') docs.responseHeaders = items(body, operationId, heading);

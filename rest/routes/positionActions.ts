@@ -46,6 +46,7 @@ export const positionActionRoutes: RestRoute[] = [
     auth: { scope: 'prepare' },
     doc: {
       operationId: 'preparePositionApprovals',
+      descriptionValues: { PREPARE_NOTE },
       params: positionIdParam,
       query: approvalsQuery,
       response: positionActionBody,
@@ -66,6 +67,7 @@ export const positionActionRoutes: RestRoute[] = [
     auth: { scope: 'prepare' },
     doc: {
       operationId: 'preparePositionDock',
+      descriptionValues: { PREPARE_NOTE },
       params: positionIdParam,
       query: z.object(simulateQuery),
       response: positionActionBody,

@@ -94,6 +94,14 @@ describe('the layers of the product', () => {
     }
   });
 
+  it('ranks rest/generated as the schema because it imports no product module', () => {
+    const generated = readdirSync(join(ROOT, 'rest/generated')).filter((name) => name.endsWith('.ts'));
+    expect(generated.length).toBeGreaterThan(0);
+    for (const name of generated)
+      for (const i of importsOf(join('rest/generated', name)))
+        expect(i.to, `rest/generated/${name}`).toMatch(/^rest\/generated\//);
+  });
+
   it('has no import circle among the modules loaded at run time', () => {
     const runtime = new Map<string, string[]>();
     for (const i of imports) if (!i.typeOnly) runtime.set(i.from, [...(runtime.get(i.from) ?? []), i.to]);
