@@ -200,9 +200,11 @@ describe('position.health_changed from the background health check', () => {
   it('delivers ok again after the top-up of POST /v1/positions/{id}/approvals, once per change', async () => {
     const topUp = await ok<{ transactions: Tx[] }>('POST', `/v1/positions/${first}/approvals`, makerKey);
     expect(topUp.transactions.map((t) => t.purpose)).toContain('approve');
-    // An approval leaves no catalogue log: only the check's timer notices it. A background indexer
-    // whose timer runs every 300 ms takes over.
+    // An approval leaves no catalogue log: only the check's timer notices it. The top-up is sent with no
+    // check running (USDT's reset to 0 comes first: a run between the two approvals would rightly see a
+    // change of its own), then a background indexer whose timer runs every 300 ms takes over.
     await background.stop();
+    await w.sendAll(maker, topUp.transactions);
     const { config } = w.svc.services;
     background = await startIndexer(
       {
@@ -212,7 +214,6 @@ describe('position.health_changed from the background health check', () => {
       },
       { background: true },
     );
-    await w.sendAll(maker, topUp.transactions);
     const [back] = await receiver.waitFor(1, healthChanged(first, 'ok'));
     expect(verified<Payload>(secret, back!).data.health!.status).toBe('ok');
     await receiver.waitFor(1, healthChanged(second, 'ok'));

@@ -337,10 +337,9 @@ describe('webhooks', () => {
       await w.indexer.syncNow();
       const attempts = await failing.waitFor(SCHEDULE_MS.length + 1);
       const gaps = attempts.slice(1).map((a, i) => a.at - attempts[i]!.at);
-      // Each gap at least its delay of the schedule, and increasing.
+      // Each gap at least its delay of the schedule (never sooner). Not compared with each other: a busy
+      // box can hold one retry back past the next one's delay.
       for (const [i, gap] of gaps.entries()) expect(gap).toBeGreaterThanOrEqual(SCHEDULE_MS[i]! - 50);
-      expect(gaps[1]!).toBeGreaterThan(gaps[0]!);
-      expect(gaps[2]!).toBeGreaterThan(gaps[1]!);
       const [delivery] = await until(
         () => deliveriesOf(broken.id, failingKey),
         (d) => d[0]?.status === 'failed',
