@@ -6,7 +6,7 @@ import {
 } from '../../rest/generated/graphql.js';
 import { operationSchema } from '../openapi/fromSelection.js';
 import { strategy, strategyDetail } from './catalogue.js';
-import { component, count, dateTime, meta, usd } from './common.js';
+import { component, count, dateTime, meta, pageSchema, usd } from './common.js';
 
 /**
  * Bodies of the analytics read paths (rest/routes/analytics.ts): GET /api/makers/{address} and
@@ -45,12 +45,7 @@ export const maker = component(
         strategies: z
           .array(strategy)
           .meta({ description: "A page of the maker's strategies, newest shipped first." }),
-        page: z.object({
-          limit: z.int().min(1),
-          nextCursor: z.string().nullable().meta({
-            description: 'Pass as `cursor` for the next page of strategies; null on the last page.',
-          }),
-        }),
+        page: pageSchema('Pass as `cursor` for the next page of strategies; null on the last page.'),
       },
     },
   }),
@@ -107,13 +102,9 @@ export const makerLeaderboardBody = component(
       makers: z
         .array(rankedMaker)
         .meta({ description: 'The page, highest first (ties by chain, then address).' }),
-      page: z.object({
-        limit: z.int().min(1),
-        nextCursor: z.string().nullable().meta({
-          description:
-            'Pass as `cursor` (with the same period and sort) for the next page; null on the last page.',
-        }),
-      }),
+      page: pageSchema(
+        'Pass as `cursor` (with the same period and sort) for the next page; null on the last page.',
+      ),
     }),
     meta,
   }),

@@ -9,7 +9,7 @@ import {
   TokenPriceFieldsFragmentDoc,
 } from '../../rest/generated/graphql.js';
 import { fragmentSchema, operationSchema } from '../openapi/fromSelection.js';
-import { address, component, componentName, meta, readBody } from './common.js';
+import { address, component, componentName, meta, pageSchema, readBody } from './common.js';
 import { decodedStrategy } from './program.js';
 
 /**
@@ -68,13 +68,9 @@ export const strategyDetail = component(
   }),
 );
 
-const page = z.object({
-  limit: z.int().min(1),
-  nextCursor: z.string().nullable().meta({
-    description: 'Pass as `cursor` (with the same `sort`) for the next page; null on the last page.',
-  }),
-  sort: z.enum(STRATEGY_SORTS),
-});
+const page = pageSchema(
+  'Pass as `cursor` (with the same `sort`) for the next page; null on the last page.',
+).extend({ sort: z.enum(STRATEGY_SORTS) });
 
 export const statsBody = component('StatsResponse', readBody(stats));
 export const chainsBody = component(

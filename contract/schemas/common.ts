@@ -56,6 +56,10 @@ export const deliveryIdValue = z
 export const usd = z.number().meta({ description: 'US dollars.' });
 export const count = z.int().min(0);
 
+/** The `page` of a keyset-paged body: its size and where the next page starts (`nextCursor`, as said). */
+export const pageSchema = (nextCursor: string) =>
+  z.object({ limit: z.int().min(1), nextCursor: z.string().nullable().meta({ description: nextCursor }) });
+
 // ---------------------------------------------------------------------------------------------------
 // meta
 

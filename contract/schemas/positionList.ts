@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { component, meta, readBody } from './common.js';
+import { component, meta, pageSchema, readBody } from './common.js';
 import { positionStatus } from './positions.js';
 
 /** GET /v1/positions and GET /v1/positions/export. */
@@ -24,12 +24,7 @@ export const positionListBody = component(
   readBody(
     z.object({
       positions: z.array(listedPosition).meta({ description: 'Newest prepared first.' }),
-      page: z.object({
-        limit: z.int().min(1),
-        nextCursor: z.string().nullable().meta({
-          description: 'Pass as `cursor` (with the same filters) for the next page; null on the last page.',
-        }),
-      }),
+      page: pageSchema('Pass as `cursor` (with the same filters) for the next page; null on the last page.'),
       filters: z.object({
         status: z.string().nullable(),
         chain: z.string().nullable(),

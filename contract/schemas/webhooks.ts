@@ -7,7 +7,7 @@ import {
   WebhookFieldsFragmentDoc,
 } from '../../rest/generated/graphql.js';
 import { fragmentSchema } from '../openapi/fromSelection.js';
-import { component, dateTime, meta, readBody, webhookIdValue } from './common.js';
+import { component, dateTime, meta, pageSchema, readBody, webhookIdValue } from './common.js';
 import { listedPosition } from './positionList.js';
 import { positionHealth } from './positions.js';
 
@@ -85,13 +85,7 @@ export const webhookDeliveriesBody = component(
   readBody(
     z.object({
       deliveries: z.array(webhookDelivery).meta({ description: 'Newest first.' }),
-      page: z.object({
-        limit: z.int().min(1),
-        nextCursor: z
-          .string()
-          .nullable()
-          .meta({ description: 'Pass as `cursor` for the next page; null on the last.' }),
-      }),
+      page: pageSchema('Pass as `cursor` for the next page; null on the last.'),
     }),
     meta,
   ),
