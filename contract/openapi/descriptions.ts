@@ -25,13 +25,14 @@ export interface Section {
 
 let sections: Map<string, Section> | undefined;
 
+let files: { file: string; text: string }[] | undefined;
+
 function readApiDocs(): { file: string; text: string }[] {
-  return (
-    readdirSync(API_DOCS)
-      .filter((f) => f.endsWith('.md'))
-      // A checkout with CRLF line ends reads as the LF the sections are split on.
-      .map((file) => ({ file, text: readFileSync(new URL(file, API_DOCS), 'utf8').replace(/\r\n/g, '\n') }))
-  );
+  files ??= readdirSync(API_DOCS)
+    .filter((f) => f.endsWith('.md'))
+    // A checkout with CRLF line ends reads as the LF the sections are split on.
+    .map((file) => ({ file, text: readFileSync(new URL(file, API_DOCS), 'utf8').replace(/\r\n/g, '\n') }));
+  return files;
 }
 
 /** Every `## <operationId>: <summary>` section of docs/api/*.md, its text without the blank lines around it. */
@@ -139,6 +140,9 @@ function jsonBlock(body: string, operationId: string, heading: string): unknown 
   return JSON.parse(match[1]!);
 }
 
+/** Each operation's words as read (mount, the document, /llms.txt and the error list all ask). */
+const read = new Map<string, OperationDocs>();
+
 /**
  * The prose of one operation, its `{{NAME}}` placeholders filled from `values` (the bounds the route
  * enforces, so the prose cannot drift from them). A documented route without a section, a placeholder
@@ -148,10 +152,15 @@ export function operationDocs(
   operationId: string,
   values: Readonly<Record<string, string | number>> = {},
 ): OperationDocs {
+  const key = `${operationId}\n${JSON.stringify(values)}`;
+  const known = read.get(key);
+  if (known) return known;
   const section = operationSections().get(operationId);
   if (section === undefined)
     throw new Error(`docs/api: no section "## ${operationId}: <summary>" describes this operation`);
-  return sectionDocs(operationId, section, values);
+  const docs = sectionDocs(operationId, section, values);
+  read.set(key, docs);
+  return docs;
 }
 
 /** What one section says (`operationDocs` without the look-up). */
